@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Installs everything thund needs on a fresh Debian 12 machine. Idempotent: when
+# everything is present it finishes in about a second and downloads nothing.
+#
+#   scripts/bootstrap.sh            # Debian packages, Arrow C++ (pyarrow wheel), DuckDB
+#
+# Layout (all project-local, ignored by git):
+#   .deps/venv/        Python venv holding pyarrow==26.0.1 (Arrow C++ headers + libs)
+#   .deps/duckdb/      libduckdb.so + duckdb.h (DuckDB 1.4.4, from npm, no scripts run)
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+DEPS="$ROOT/.deps"
+PYARROW_VERSION="26.0.1"
+DUCKDB_LIB_PKG="@duckdb/node-bindings-linux-x64@1.4.4-r.4"
+DUCKDB_SRC_PKG="duckdb@1.4.4"
+DEB_PACKAGES=(build-essential cmake ninja-build ccache pkg-config python3-venv
+  libgtest-dev libgmock-dev libbenchmark-dev libyaml-cpp-dev nlohmann-json3-dev
+  libcli11-dev libfmt-dev)
+
+log() { printf '[bootstrap] %s\n' "$*" >&2; }
+
+# --- Debian packages -------------------------------------------------------
+missing=()
+for p in "${DEB_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  log "installing Debian packages: ${missing[*]}"
+  SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# --- Arrow C++ from the pyarrow wheel --------------------------------------
+VENV="$DEPS/venv"
+PY="${THUND_PYTHON:-python3}"
+if [[ ! -x "$VENV/bin/python" ]]; then
+  log "creating venv $VENV"
+  "$PY" -m venv "$VENV"
+fi
+if [[ "$("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("pyarrow"))' 2>/dev/null)" != "$PYARROW_VERSION" ]]; then
+  log "installing pyarrow==$PYARROW_VERSION"
+  "$VENV/bin/pip" install -q --disable-pip-version-check "pyarrow==$PYARROW_VERSION"
+fi
+
+# --- DuckDB 1.4.4 C API from npm (npm pack: no install scripts run) ---------
+DUCK="$DEPS/duckdb"
+if [[ ! -f "$DUCK/libduckdb.so" || ! -f "$DUCK/include/duckdb.h" || ! -f "$DUCK/.version-1.4.4" ]]; then
+  log "fetching DuckDB 1.4.4 ($DUCKDB_LIB_PKG, $DUCKDB_SRC_PKG)"
+  tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
+  (cd "$tmp" && npm pack --silent "$DUCKDB_LIB_PKG" "$DUCKDB_SRC_PKG" >/dev/null)
+  mkdir -p "$DUCK/include"
+  tar xzf "$tmp"/duckdb-node-bindings-linux-x64-*.tgz -C "$tmp" package/libduckdb.so
+  mv "$tmp/package/libduckdb.so" "$DUCK/libduckdb.so"
+  tar xzf "$tmp"/duckdb-1.4.4.tgz -C "$tmp" package/src/duckdb/src/include/duckdb.h
+  mv "$tmp/package/src/duckdb/src/include/duckdb.h" "$DUCK/include/duckdb.h"
+  touch "$DUCK/.version-1.4.4"
+fi
+log "ok (arrow: $VENV, duckdb: $DUCK)"
