@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -42,5 +43,17 @@ struct Diagnostic {
 using Diagnostics = std::vector<Diagnostic>;
 
 bool HasErrors(const Diagnostics& diags);
+
+}  // namespace thund
+
+namespace thund {
+
+// Compiler-style rendering for a terminal or log:
+//   orders.yaml:12:9: error: flow 'daily': window size must be > 0 (at flows[1].streaming.window.size)
+//      12 |         size: 0s
+//         |         ^
+//     = hint: use a positive duration such as 10s
+// `source_text` is the content of location.file (may be empty: no excerpt).
+std::string RenderDiagnostic(const Diagnostic& d, std::string_view source_text);
 
 }  // namespace thund

@@ -45,3 +45,40 @@ bool HasErrors(const Diagnostics& diags) {
 }
 
 }  // namespace thund
+
+namespace thund {
+
+std::string RenderDiagnostic(const Diagnostic& d, std::string_view source_text) {
+  std::string out = d.ToString();
+  // Cut the hint out of the first line; it goes on its own line below.
+  if (!d.hint.empty()) out.resize(out.size() - d.hint.size() - 2);
+  out += "\n";
+  if (d.location.line > 0 && !source_text.empty()) {
+    // Find the line (1-based).
+    size_t start = 0;
+    for (int i = 1; i < d.location.line && start != std::string_view::npos; ++i) {
+      start = source_text.find('\n', start);
+      if (start != std::string_view::npos) ++start;
+    }
+    if (start != std::string_view::npos && start <= source_text.size()) {
+      size_t end = source_text.find('\n', start);
+      std::string_view line = source_text.substr(start, end == std::string_view::npos ? end : end - start);
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      std::string num = std::to_string(d.location.line);
+      std::string pad(num.size(), ' ');
+      out += " " + num + " | " + std::string(line) + "\n";
+      if (d.location.column > 0) {
+        std::string caret;
+        // Keep tabs so the caret lines up under the offending character.
+        for (int i = 1; i < d.location.column && static_cast<size_t>(i - 1) < line.size(); ++i) {
+          caret += line[static_cast<size_t>(i - 1)] == '\t' ? '\t' : ' ';
+        }
+        out += " " + pad + " | " + caret + "^\n";
+      }
+    }
+  }
+  if (!d.hint.empty()) out += "   = hint: " + d.hint + "\n";
+  return out;
+}
+
+}  // namespace thund

@@ -1,0 +1,130 @@
+// `thund plan`: the flows in execution order with what each needs.
+#include <iostream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/loaded.h"
+#include "thund/duration.h"
+#include "thund/validate.h"
+
+namespace thund::cli {
+namespace {
+
+struct FlowPlan {
+  const Flow* flow;
+  const Dataset* target;
+  bool streaming;
+  std::vector<std::string> inputs;
+  std::vector<std::string> capabilities;
+};
+
+std::string Join(const std::vector<std::string>& v, const char* sep = ", ") {
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
+  return out;
+}
+
+std::vector<std::string> Reads(const FlowPlan& fp) {
+  std::vector<std::string> reads = fp.inputs;
+  if (fp.flow->source) reads.insert(reads.begin(), ToString(*fp.flow->source));
+  return reads;
+}
+
+nlohmann::json ToJson(const Pipeline& p, const std::vector<FlowPlan>& plan) {
+  nlohmann::json flows = nlohmann::json::array();
+  int step = 0;
+  for (const auto& fp : plan) {
+    nlohmann::json j;
+    j["step"] = ++step;
+    j["flow"] = fp.flow->name;
+    j["target"] = fp.flow->target;
+    j["target_kind"] = fp.target ? Name(fp.target->kind) : "";
+    j["type"] = fp.streaming ? "streaming" : "batch";
+    j["once"] = fp.flow->once;
+    if (fp.streaming) {
+      StreamingSpec s = fp.flow->streaming.value_or(StreamingSpec{});
+      j["mode"] = Name(s.mode);
+      j["trigger"] = s.trigger.ToString();
+      j["output_mode"] = Name(s.output_mode);
+      if (s.watermark) j["watermark"] = s.watermark->ToString();
+      if (s.window) j["window"] = s.window->ToString();
+    }
+    if (fp.flow->source) j["source"] = ToString(*fp.flow->source);
+    j["inputs"] = fp.inputs;
+    j["capabilities"] = fp.capabilities;
+    flows.push_back(std::move(j));
+  }
+  nlohmann::json out;
+  out["pipeline"] = p.name;
+  out["flows"] = std::move(flows);
+  return out;
+}
+
+void PrintHuman(const Pipeline& p, const std::vector<FlowPlan>& plan) {
+  size_t streaming = 0;
+  for (const auto& fp : plan) streaming += fp.streaming ? 1 : 0;
+  std::cout << fmt::format("pipeline {}: {} datasets, {} flows ({} batch, {} streaming)\n\n",
+                           p.name.empty() ? "(unnamed)" : p.name, p.datasets.size(), plan.size(),
+                           plan.size() - streaming, streaming);
+  int step = 0;
+  for (const auto& fp : plan) {
+    const Flow& f = *fp.flow;
+    std::cout << fmt::format("{:>2}. {} -> {} [{}]{}\n", ++step, f.name, f.target,
+                             fp.target ? Name(fp.target->kind) : "?", f.once ? " (once)" : "");
+    if (fp.streaming) {
+      StreamingSpec s = f.streaming.value_or(StreamingSpec{});
+      std::cout << fmt::format("      streaming: mode {}, trigger {}, output {}", Name(s.mode),
+                               s.trigger.ToString(), Name(s.output_mode));
+      if (s.watermark) std::cout << ", " << s.watermark->ToString();
+      if (s.window) std::cout << ", " << s.window->ToString();
+      std::cout << "\n";
+    } else {
+      std::cout << "      batch\n";
+    }
+    if (f.cdc) std::cout << "      " << f.cdc->ToString() << "\n";
+    std::vector<std::string> reads = Reads(fp);
+    std::cout << "      reads: " << (reads.empty() ? "(nothing)" : Join(reads)) << "\n";
+    std::cout << "      needs: " << Join(fp.capabilities) << "\n";
+  }
+}
+
+}  // namespace
+
+int RunPlan(const PlanOptions& o) {
+  Loaded l = LoadAndValidate(o.path);
+  if (HasErrors(l.diagnostics)) {
+    if (o.format == "json") {
+      std::cout << DiagnosticsJson(l.diagnostics) << "\n";
+    } else {
+      PrintDiagnosticsHuman(l, std::cerr);
+      std::cerr << "no plan: fix the errors above (`thund check " << o.path << "` lists them)\n";
+    }
+    return kFailed;
+  }
+  auto order = TopoOrder(l.pipeline);
+  if (!order.ok()) {
+    std::cerr << "error: " << order.status().message() << "\n";
+    return kFailed;
+  }
+  std::vector<FlowPlan> plan;
+  for (const Flow* f : *order) {
+    FlowPlan fp{f, l.pipeline.FindDataset(f->target), IsStreamingFlow(l.pipeline, *f), {}, {}};
+    auto inputs = FlowInputs(l.pipeline, *f);
+    if (inputs.ok()) fp.inputs = *inputs;
+    fp.capabilities = RequiredCapabilities(l.pipeline, *f);
+    plan.push_back(std::move(fp));
+  }
+  if (o.format == "json") {
+    nlohmann::json j = ToJson(l.pipeline, plan);
+    j["diagnostics"] = nlohmann::json::parse(DiagnosticsJson(l.diagnostics))["diagnostics"];
+    std::cout << j.dump(2) << "\n";
+  } else {
+    PrintDiagnosticsHuman(l, std::cerr);  // warnings, if any
+    PrintHuman(l.pipeline, plan);
+  }
+  return kOk;
+}
+
+}  // namespace thund::cli

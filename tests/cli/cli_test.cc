@@ -1,0 +1,217 @@
+// End-to-end tests of the `thund` binary: exit codes, output formats, fmt.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "testing/run_command.h"
+#include "thund/pipeline_file.h"
+
+namespace thund {
+namespace {
+
+using testing::CommandResult;
+using testing::RunCommand;
+using testing::ShellQuote;
+
+namespace fs = std::filesystem;
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("thund-cli-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string Write(const std::string& name, const std::string& text) {
+    fs::path p = dir_ / name;
+    std::ofstream(p) << text;
+    return p.string();
+  }
+  CommandResult Thund(const std::string& args) {
+    return RunCommand(ShellQuote(THUND_BINARY) + " " + args);
+  }
+
+  fs::path dir_;
+};
+
+// orders -> totals -> top; orders -> audit. Valid.
+constexpr const char* kValid = R"(pipeline: shop
+datasets:
+  - name: orders
+    kind: materialized_view
+  - name: totals
+    kind: materialized_view
+  - name: top
+    kind: materialized_view
+  - name: audit
+    kind: materialized_view
+flows:
+  - name: top
+    target: top
+    sql: SELECT * FROM totals ORDER BY total DESC LIMIT 3
+  - name: audit
+    target: audit
+    sql: SELECT count(*) AS n FROM orders
+  - name: totals
+    target: totals
+    sql: SELECT customer, sum(amount) AS total FROM orders GROUP BY customer
+  - name: orders
+    target: orders
+    sql: SELECT * FROM read_csv('orders.csv')
+)";
+
+// Two problems: duplicate dataset, flow into unknown target.
+constexpr const char* kInvalid = R"(pipeline: broken
+datasets:
+  - name: a
+    kind: materialized_view
+  - name: a
+    kind: materialized_view
+flows:
+  - name: a
+    target: a
+    sql: SELECT 1 AS x
+  - name: b
+    target: nowhere
+    sql: SELECT 2 AS y
+)";
+
+TEST_F(CliTest, VersionNamesLinkedLibraries) {
+  auto r = Thund("--version");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("thund 0.1.0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("arrow 26."), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("duckdb v1.4.4"), std::string::npos) << r.out;
+}
+
+TEST_F(CliTest, HelpOnEveryCommand) {
+  for (const char* cmd : {"", "check ", "plan ", "fmt "}) {
+    auto r = Thund(std::string(cmd) + "--help");
+    EXPECT_EQ(r.exit_code, 0) << cmd << r.err;
+    EXPECT_NE(r.out.find("Usage"), std::string::npos) << cmd << r.out;
+  }
+}
+
+TEST_F(CliTest, WrongUsageExits2WithUsage) {
+  for (const char* args : {"", "frobnicate", "check", "check --format xml x.yaml", "plan a b",
+                           "fmt --to cobol x.yaml", "fmt --write --check x.yaml"}) {
+    auto r = Thund(args);
+    EXPECT_EQ(r.exit_code, 2) << "args: " << args << "\n" << r.out << r.err;
+    EXPECT_FALSE((r.out + r.err).empty()) << args;
+  }
+}
+
+TEST_F(CliTest, CheckValidExits0) {
+  auto r = Thund("check " + ShellQuote(Write("ok.yaml", kValid)));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("ok"), std::string::npos);
+}
+
+TEST_F(CliTest, CheckInvalidExits1WithEveryProblemAndLocation) {
+  std::string path = Write("bad.yaml", kInvalid);
+  auto r = Thund("check " + ShellQuote(path));
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  // Both problems, each at its line in the file.
+  EXPECT_NE(r.err.find(path + ":5:"), std::string::npos) << r.err;   // second 'a'
+  EXPECT_NE(r.err.find("nowhere"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(path + ":11:"), std::string::npos) << r.err;  // flow b
+}
+
+TEST_F(CliTest, CheckJsonListsDiagnostics) {
+  std::string path = Write("bad.yaml", kInvalid);
+  auto r = Thund("check --format json " + ShellQuote(path));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j["diagnostics"].is_array());
+  ASSERT_GE(j["diagnostics"].size(), 2u);
+  EXPECT_EQ(j["errors"].get<int>(), static_cast<int>(j["diagnostics"].size()) - j["warnings"].get<int>());
+  bool saw_dup = false, saw_target = false;
+  for (const auto& d : j["diagnostics"]) {
+    for (const char* key : {"severity", "message", "hint", "file", "line", "column", "dataset", "flow"}) {
+      EXPECT_TRUE(d.contains(key)) << key << " missing in " << d.dump();
+    }
+    EXPECT_EQ(d["file"], path);
+    if (d["dataset"] == "a" && d["line"] == 5) saw_dup = true;
+    if (d["flow"] == "b" && d["line"] == 11) saw_target = true;
+  }
+  EXPECT_TRUE(saw_dup) << r.out;
+  EXPECT_TRUE(saw_target) << r.out;
+}
+
+TEST_F(CliTest, CheckMissingFileAndSyntaxError) {
+  auto r = Thund("check " + ShellQuote((dir_ / "nope.yaml").string()));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("nope.yaml"), std::string::npos) << r.err;
+
+  std::string path = Write("syntax.yaml", "pipeline: x\ndatasets:\n  - name: [unclosed\n");
+  r = Thund("check " + ShellQuote(path));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find(path + ":"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, PlanRespectsDependencies) {
+  auto r = Thund("plan --format json " + ShellQuote(Write("ok.yaml", kValid)));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  std::map<std::string, int> step;
+  for (const auto& f : j["flows"]) step[f["flow"]] = f["step"];
+  ASSERT_EQ(step.size(), 4u);
+  EXPECT_LT(step["orders"], step["totals"]);
+  EXPECT_LT(step["totals"], step["top"]);
+  EXPECT_LT(step["orders"], step["audit"]);
+  // Ties are broken by name: after orders both audit and totals are ready.
+  EXPECT_LT(step["audit"], step["totals"]);
+  for (const auto& f : j["flows"]) {
+    EXPECT_EQ(f["type"], "batch");
+    EXPECT_FALSE(f["capabilities"].empty());
+  }
+
+  auto human = Thund("plan " + ShellQuote(Write("ok2.yaml", kValid)));
+  ASSERT_EQ(human.exit_code, 0) << human.err;
+  EXPECT_LT(human.out.find("orders ->"), human.out.find("totals ->")) << human.out;
+}
+
+TEST_F(CliTest, PlanOfInvalidPipelineExits1) {
+  auto r = Thund("plan " + ShellQuote(Write("bad.yaml", kInvalid)));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("nowhere"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, FmtIsCanonicalAndIdempotent) {
+  std::string path = Write("ok.yaml", kValid);
+  auto once = Thund("fmt " + ShellQuote(path));
+  ASSERT_EQ(once.exit_code, 0) << once.err;
+  // Same pipeline as the input.
+  ParseResult a = ParsePipelineFile(kValid, "a");
+  ParseResult b = ParsePipelineFile(once.out, "b");
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a.pipeline, b.pipeline);
+  // Formatting the formatted text changes nothing.
+  std::string path2 = Write("canonical.yaml", once.out);
+  auto twice = Thund("fmt " + ShellQuote(path2));
+  EXPECT_EQ(twice.out, once.out);
+  EXPECT_EQ(Thund("fmt --check " + ShellQuote(path2)).exit_code, 0);
+  // The hand-written input is not canonical (flows out of order is fine, but
+  // keys differ in layout); --write makes it so.
+  if (once.out != kValid) {
+    EXPECT_EQ(Thund("fmt --check " + ShellQuote(path)).exit_code, 1);
+    EXPECT_EQ(Thund("fmt --write " + ShellQuote(path)).exit_code, 0);
+    EXPECT_EQ(testing::ReadAll(path), once.out);
+  }
+}
+
+TEST_F(CliTest, FmtRefusesBrokenFile) {
+  auto r = Thund("fmt " + ShellQuote(Write("bad.yaml", "pipeline: x\nflows: 3\n")));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("flows"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace thund
