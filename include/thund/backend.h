@@ -1,0 +1,122 @@
+// Execution backends. A backend says what it can run (capabilities), refuses
+// up front what it cannot (Check), and runs a pipeline, streaming RunEvents to
+// the caller and ending with a RunSummary.
+//
+// Threading: a backend object is immutable after Make() and may be shared.
+// Run() calls `RunOptions::on_event` on the calling thread, in order; the
+// callback must not call back into the backend.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <arrow/result.h>
+#include <arrow/type_fwd.h>
+
+#include "thund/diagnostic.h"
+#include "thund/ir.h"
+
+namespace thund {
+
+// The names RequiredCapabilities() (validate.h) produces. A backend supports a
+// flow when it supports every capability the flow needs.
+struct Capabilities {
+  std::set<std::string> supported;
+  bool Supports(const std::string& cap) const { return supported.count(cap) > 0; }
+};
+
+enum class RunPhase { kStarting, kPlanning, kRunning, kCompleted, kFailed, kCanceled };
+const char* Name(RunPhase p);
+
+// One thing that happened during a run. Which fields are meaningful depends on
+// `kind`; unused fields keep their defaults.
+struct RunEvent {
+  enum class Kind {
+    kPhase,          // phase
+    kFlowStarted,    // flow, dataset
+    kFlowProgress,   // flow, rows_in, rows_out
+    kFlowFinished,   // flow, dataset, rows_in, rows_out, elapsed_ms
+    kFlowSkipped,    // flow, dataset, message = why (up to date / upstream failed)
+    kFlowFailed,     // flow, dataset, message = the error
+    kExpectation,    // flow, dataset, name, action, count (violations), rows_in
+    kFallback,       // flow, message = what is run instead and why
+    kTrigger,        // flow, trigger index, rows_in, rows_out, elapsed_ms, positions
+    kLateRows,       // flow, count
+    kCheckpoint,     // flow, epoch
+    kMessage,        // message
+  };
+  Kind kind = Kind::kMessage;
+  int64_t time_ms = 0;  // wall clock, ms since the Unix epoch
+  RunPhase phase = RunPhase::kRunning;
+  std::string flow;
+  std::string dataset;
+  std::string name;     // expectation name
+  std::string action;   // expectation action
+  int64_t rows_in = 0;
+  int64_t rows_out = 0;
+  int64_t count = 0;
+  int64_t elapsed_ms = 0;
+  int64_t trigger = 0;
+  int64_t epoch = 0;
+  StringMap positions;  // source -> position (files taken, offset, batch index)
+  std::string message;
+
+  static const char* KindName(Kind k);
+  std::string ToString() const;  // one readable line
+  std::string ToJson() const;    // one JSON object, no newline
+};
+
+// Per-dataset outcome in the summary.
+struct DatasetOutcome {
+  std::string dataset;
+  std::string status;  // "computed" | "up_to_date" | "failed" | "skipped"
+  std::string reason;  // why it was (not) computed
+  int64_t rows_written = 0;
+  std::map<std::string, int64_t> expectation_violations;  // name -> count
+};
+
+struct RunSummary {
+  std::string run_id;
+  std::string pipeline;
+  RunPhase status = RunPhase::kCompleted;
+  int64_t started_ms = 0;
+  int64_t duration_ms = 0;
+  std::string mode;  // "batch", "streaming (recompute)", ...
+  std::vector<DatasetOutcome> datasets;
+  std::vector<std::string> notes;  // honesty: fallbacks, advisory knobs
+  std::string error;               // first error when status == kFailed
+  std::string ToString() const;
+};
+
+struct RunOptions {
+  std::string storage_root;  // "" = pipeline.storage, else the documented default
+  std::set<std::string> full_refresh;  // datasets to truncate and recompute
+  bool full_refresh_all = false;
+  std::set<std::string> refresh;       // only these (and what they need) run
+  int64_t max_triggers = 0;            // streaming: 0 = no cap
+  // In-memory stream inputs (MemorySource::name -> one batch per trigger).
+  std::map<std::string, std::vector<std::shared_ptr<arrow::RecordBatch>>> memory_streams;
+  std::function<void(const RunEvent&)> on_event;  // may be empty
+  const std::atomic<bool>* stop = nullptr;        // set to request a clean stop
+};
+
+class ExecBackend {
+ public:
+  virtual ~ExecBackend() = default;
+  virtual std::string name() const = 0;
+  virtual Capabilities capabilities() const = 0;
+  // Every reason this backend cannot run `p` (empty = it can), per flow.
+  virtual Diagnostics Check(const Pipeline& p) const = 0;
+  // Runs `p` to completion (or until options.stop). A flow failure is not an
+  // error Status: it is reported in events and the summary (status kFailed).
+  // An error Status means the run could not start (bad storage root, ...).
+  virtual arrow::Result<RunSummary> Run(const Pipeline& p, const RunOptions& options) = 0;
+};
+
+}  // namespace thund
