@@ -1,10 +1,19 @@
 #include <iostream>
+#include <memory>
+
+#include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
 #include "cli/loaded.h"
 #include "thund/diagnostic.h"
 
 namespace thund::cli {
+namespace {
+
+struct CheckOptions {
+  std::string path;
+  std::string format = "human";  // human | json
+};
 
 int RunCheck(const CheckOptions& o) {
   Loaded l = LoadAndValidate(o.path);
@@ -19,6 +28,16 @@ int RunCheck(const CheckOptions& o) {
     }
   }
   return ok ? kOk : kFailed;
+}
+
+}  // namespace
+
+void RegisterCheck(CLI::App& app, int* exit_code) {
+  auto o = std::make_shared<CheckOptions>();
+  auto* c = app.add_subcommand("check", "Validate a pipeline; exit 0 when valid, 1 when not.");
+  c->add_option("PATH", o->path, "pipeline file (.yaml, .yml, .json)")->required();
+  c->add_option("--format", o->format, "output format")->check(CLI::IsMember({"human", "json"}));
+  c->callback([o, exit_code] { *exit_code = RunCheck(*o); });
 }
 
 }  // namespace thund::cli

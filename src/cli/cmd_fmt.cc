@@ -1,7 +1,10 @@
 // `thund fmt`: print (or rewrite) a pipeline in its canonical form.
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <sstream>
+
+#include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
 #include "cli/loaded.h"
@@ -10,14 +13,19 @@
 namespace thund::cli {
 namespace {
 
+struct FmtOptions {
+  std::string path;
+  std::string to = "yaml";  // yaml | json | sql
+  bool write = false;       // rewrite the file in place
+  bool check = false;       // exit 1 when the file is not in canonical form
+};
+
 std::string Slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
 }
-
-}  // namespace
 
 int RunFmt(const FmtOptions& o) {
   ParseResult r = LoadPipelineFile(o.path);
@@ -59,6 +67,18 @@ int RunFmt(const FmtOptions& o) {
   }
   std::cout << text;
   return kOk;
+}
+
+}  // namespace
+
+void RegisterFmt(CLI::App& app, int* exit_code) {
+  auto o = std::make_shared<FmtOptions>();
+  auto* f = app.add_subcommand("fmt", "Print a pipeline in canonical form (idempotent).");
+  f->add_option("PATH", o->path, "pipeline file (.yaml, .yml, .json)")->required();
+  f->add_option("--to", o->to, "output surface")->check(CLI::IsMember({"yaml", "json", "sql"}));
+  auto* w = f->add_flag("-w,--write", o->write, "rewrite PATH in place");
+  f->add_flag("--check", o->check, "exit 1 when PATH is not in canonical form")->excludes(w);
+  f->callback([o, exit_code] { *exit_code = RunFmt(*o); });
 }
 
 }  // namespace thund::cli

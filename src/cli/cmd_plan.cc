@@ -1,5 +1,8 @@
 // `thund plan`: the flows in execution order with what each needs.
 #include <iostream>
+#include <memory>
+
+#include <CLI/CLI.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -11,6 +14,11 @@
 
 namespace thund::cli {
 namespace {
+
+struct PlanOptions {
+  std::string path;
+  std::string format = "human";  // human | json
+};
 
 struct FlowPlan {
   const Flow* flow;
@@ -90,8 +98,6 @@ void PrintHuman(const Pipeline& p, const std::vector<FlowPlan>& plan) {
   }
 }
 
-}  // namespace
-
 int RunPlan(const PlanOptions& o) {
   Loaded l = LoadAndValidate(o.path);
   if (HasErrors(l.diagnostics)) {
@@ -125,6 +131,16 @@ int RunPlan(const PlanOptions& o) {
     PrintHuman(l.pipeline, plan);
   }
   return kOk;
+}
+
+}  // namespace
+
+void RegisterPlan(CLI::App& app, int* exit_code) {
+  auto o = std::make_shared<PlanOptions>();
+  auto* p = app.add_subcommand("plan", "Print the flows in execution order with what each needs.");
+  p->add_option("PATH", o->path, "pipeline file (.yaml, .yml, .json)")->required();
+  p->add_option("--format", o->format, "output format")->check(CLI::IsMember({"human", "json"}));
+  p->callback([o, exit_code] { *exit_code = RunPlan(*o); });
 }
 
 }  // namespace thund::cli

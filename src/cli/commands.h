@@ -1,31 +1,22 @@
-// The `thund` command's subcommands. Each returns the process exit code:
+// The `thund` command's subcommands. Each lives in its own cmd_<name>.cc and
+// registers itself on the CLI11 app; its callback stores the process exit code:
 //   0 success, 1 the input is invalid / the work failed, 2 usage error.
 #pragma once
 
 #include <string>
 
+namespace CLI {
+class App;
+}
+
 namespace thund::cli {
 
 enum ExitCode { kOk = 0, kFailed = 1, kUsage = 2 };
 
-struct CheckOptions {
-  std::string path;
-  std::string format = "human";  // human | json
-};
-int RunCheck(const CheckOptions& o);
-
-struct PlanOptions {
-  std::string path;
-  std::string format = "human";  // human | json
-};
-int RunPlan(const PlanOptions& o);
-
-struct FmtOptions {
-  std::string path;
-  std::string to = "yaml";  // yaml | json | sql
-  bool write = false;       // rewrite the file in place
-  bool check = false;       // exit 1 when the file is not in canonical form
-};
-int RunFmt(const FmtOptions& o);
+// Each adds one subcommand to `app`. When it runs, it writes its exit code to
+// *exit_code (which must outlive app.parse()).
+void RegisterCheck(CLI::App& app, int* exit_code);
+void RegisterPlan(CLI::App& app, int* exit_code);
+void RegisterFmt(CLI::App& app, int* exit_code);
 
 }  // namespace thund::cli
