@@ -16,29 +16,79 @@ namespace thund {
 // functions (read_parquet, range, ...) are not dataset references. A
 // `STREAM(x)` / `stream(x)` call counts as reading dataset `x`. Qualified names
 // keep their qualifier ("db.t").
-// Returns an error Status (with DuckDB's message and the character offset if
-// known) when the SQL does not parse.
+// The text goes through SparkToDuckDb() first. A CTE hides a dataset of the
+// same name only inside the query that defines it (recursive CTEs see
+// themselves; a CTE in a subquery does not hide a dataset read outside it).
+// Subqueries everywhere (FROM, WHERE, SELECT list, lateral joins, set
+// operations, table-function arguments) are searched. "First-seen" is the
+// order of first occurrence in the text; duplicates (compared
+// case-insensitively, as SQL identifiers are) are dropped.
+// Returns Status::Invalid (with DuckDB's message and the offset / line:column
+// if known) when the SQL does not parse or is not exactly one query.
 // Thread-safe.
 arrow::Result<std::vector<std::string>> InferSqlInputs(const std::string& sql);
 
 // Inputs of one flow: InferSqlInputs(flow.sql) resolved against the pipeline
 // (qualified names whose qualifier is the pipeline's database or "live" are
 // reduced to the bare name). Empty for source flows.
+// A bare name that matches no dataset exactly but exactly one dataset
+// case-insensitively is returned with that dataset's spelling.
 arrow::Result<std::vector<std::string>> FlowInputs(const Pipeline& p, const Flow& flow);
 
 // Every problem in `p`, not just the first. Each diagnostic names the dataset
 // and/or flow at fault, carries their source location when known, and says what
 // to do. Errors make the pipeline unrunnable; warnings do not.
+// Errors come first (in rule order), then warnings. Stable codes:
+//   names     empty-name, duplicate-dataset, duplicate-flow
+//   bodies    flow-body (not exactly one of sql/source), sql-parse-error,
+//             source-spec, source-target-kind (a source may feed only a table,
+//             streaming_table or sink)
+//   graph     unknown-target, unknown-input (bare name that is no dataset;
+//             qualified names are external tables), reads-sink, self-read,
+//             cycle ("a -> b -> a"), multiple-writers (materialized_view,
+//             view, temporary_view take exactly one flow)
+//   streaming streaming-on-batch-target (streaming knobs, CDC or a streaming
+//             source into anything but a streaming_table or sink),
+//             watermark-column / window-column (empty, or missing from the
+//             TARGET's declared schema), watermark-column-type /
+//             window-column-type (not timestamp/date), window-size,
+//             window-slide, window-gap, window-field (a field of another
+//             window kind), trigger-interval, watermark-lateness,
+//             watermark-idle-timeout, append-aggregation (Spark's rule: an
+//             aggregating streaming query in append mode needs a window and a
+//             watermark)
+//   cdc       cdc-keys, cdc-sequence, cdc-scd-type, cdc-except-key,
+//             cdc-column (key missing from the target's declared schema)
+//   datasets  expectation-name, expectation-predicate (empty or does not
+//             parse), duplicate-expectation, keyed-write-value,
+//             keyed-write-key, keyed-write-on-view, storage-format,
+//             storage-mode, no-writer (error for views, warning otherwise)
+// Thread-safe.
 Diagnostics Validate(const Pipeline& p);
 
 // Flows in an order where every flow runs after all flows writing the datasets
 // it reads. Deterministic: among ready flows, the smallest name goes first.
-// Fails (naming the members) if the flow graph has a cycle.
+// Fails (naming the members) if the flow graph has a cycle, and with the
+// flow's name if its SQL does not parse. A flow reading its own target is a
+// cycle. Pointers point into `p.flows`.
 arrow::Result<std::vector<const Flow*>> TopoOrder(const Pipeline& p);
 
-// The capabilities a backend needs to run `flow`, e.g. "batch-sql",
-// "streaming", "source:file_drop", "watermark", "window:hopping",
-// "output:update", "cdc:scd2", "expectations", "keyed-write". Sorted.
+// The capabilities a backend needs to run `flow`. Sorted, no duplicates.
+// The vocabulary:
+//   "batch-sql"              a SQL flow that is not streaming
+//   "streaming"              IsStreamingFlow(p, flow)
+//   "streaming-sql"          a SQL flow that is streaming
+//   "source:<kind>"          files | file_drop | generator | memory | kafka
+//   "once"                   flow.once (backfill)
+//   "mode:incremental"       StreamingMode::kIncremental
+//   "trigger:processing_time"
+//   "output:update", "output:complete"   (append is the baseline)
+//   "watermark", "window:<tumbling|hopping|session>"
+//   "cdc:scd1", "cdc:scd2"
+//   "expectations:<warn|drop|fail>"     one per action used on the target
+//   "keyed-write"            the target has keyed_write keys
+//   "materialization:incremental"       the target is an incremental MV
+//   "sink:<format>"          the target is a sink (format "" -> parquet)
 std::vector<std::string> RequiredCapabilities(const Pipeline& p, const Flow& flow);
 
 }  // namespace thund

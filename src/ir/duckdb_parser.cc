@@ -1,0 +1,210 @@
+#include "ir/duckdb_parser.h"
+
+#include <duckdb.h>
+
+#include <algorithm>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+namespace thund::internal {
+namespace {
+
+// Spark SQL aggregates that DuckDB does not define under the same name.
+constexpr const char* kSparkOnlyAggregates[] = {
+    "collect_list",
+    "collect_set",
+    "percentile",
+    "percentile_approx",
+    "approx_percentile",
+    "std",
+    "every",
+    "some",
+    "max_by",
+    "min_by",
+};
+
+// One in-memory database and connection, created on first use. DuckDB
+// connections are not thread-safe, so every statement runs under `mu`.
+class ParserDb {
+ public:
+  static ParserDb& Get() {
+    static ParserDb instance;
+    return instance;
+  }
+
+  // Runs `sql` with the optional single VARCHAR parameter and returns the
+  // first column of every row as text (NULL -> empty), or the error.
+  arrow::Result<std::vector<std::string>> QueryStrings(const char* sql,
+                                                       std::optional<std::string_view> param) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!open_error_.empty()) return arrow::Status::IOError("DuckDB parser: ", open_error_);
+    duckdb_prepared_statement stmt = nullptr;
+    if (duckdb_prepare(con_, sql, &stmt) != DuckDBSuccess) {
+      std::string msg = duckdb_prepare_error(stmt) ? duckdb_prepare_error(stmt) : "prepare failed";
+      duckdb_destroy_prepare(&stmt);
+      return arrow::Status::UnknownError("DuckDB parser: ", msg);
+    }
+    std::unique_ptr<duckdb_prepared_statement, void (*)(duckdb_prepared_statement*)> stmt_guard(
+        &stmt, duckdb_destroy_prepare);
+    if (param &&
+        duckdb_bind_varchar_length(stmt, 1, param->data(), param->size()) != DuckDBSuccess) {
+      return arrow::Status::UnknownError("DuckDB parser: cannot bind the SQL text");
+    }
+    duckdb_result result;
+    if (duckdb_execute_prepared(stmt, &result) != DuckDBSuccess) {
+      std::string msg = duckdb_result_error(&result) ? duckdb_result_error(&result) : "failed";
+      duckdb_destroy_result(&result);
+      return arrow::Status::UnknownError("DuckDB parser: ", msg);
+    }
+    std::unique_ptr<duckdb_result, void (*)(duckdb_result*)> result_guard(&result,
+                                                                          duckdb_destroy_result);
+    std::vector<std::string> out;
+    while (true) {
+      duckdb_data_chunk chunk = duckdb_fetch_chunk(result);
+      if (!chunk) break;
+      std::unique_ptr<duckdb_data_chunk, void (*)(duckdb_data_chunk*)> chunk_guard(
+          &chunk, duckdb_destroy_data_chunk);
+      idx_t rows = duckdb_data_chunk_get_size(chunk);
+      if (rows == 0) break;
+      duckdb_vector vec = duckdb_data_chunk_get_vector(chunk, 0);
+      auto* data = static_cast<duckdb_string_t*>(duckdb_vector_get_data(vec));
+      uint64_t* validity = duckdb_vector_get_validity(vec);
+      for (idx_t r = 0; r < rows; ++r) {
+        if (validity && !duckdb_validity_row_is_valid(validity, r)) {
+          out.emplace_back();
+          continue;
+        }
+        out.emplace_back(duckdb_string_t_data(&data[r]), duckdb_string_t_length(data[r]));
+      }
+    }
+    return out;
+  }
+
+ private:
+  ParserDb() {
+    duckdb_config config = nullptr;
+    if (duckdb_create_config(&config) != DuckDBSuccess) {
+      open_error_ = "cannot create a configuration";
+      return;
+    }
+    duckdb_set_config(config, "threads", "1");
+    duckdb_set_config(config, "enable_external_access", "false");
+    duckdb_set_config(config, "autoinstall_known_extensions", "false");
+    duckdb_set_config(config, "autoload_known_extensions", "false");
+    char* err = nullptr;
+    if (duckdb_open_ext(nullptr, &db_, config, &err) != DuckDBSuccess) {
+      open_error_ = err ? err : "cannot open an in-memory database";
+      if (err) duckdb_free(err);
+      db_ = nullptr;
+    } else if (duckdb_connect(db_, &con_) != DuckDBSuccess) {
+      open_error_ = "cannot connect to the in-memory database";
+      con_ = nullptr;
+    }
+    duckdb_destroy_config(&config);
+  }
+  ~ParserDb() {
+    if (con_) duckdb_disconnect(&con_);
+    if (db_) duckdb_close(&db_);
+  }
+  ParserDb(const ParserDb&) = delete;
+  ParserDb& operator=(const ParserDb&) = delete;
+
+  std::mutex mu_;
+  duckdb_database db_ = nullptr;
+  duckdb_connection con_ = nullptr;
+  std::string open_error_;
+};
+
+}  // namespace
+
+TextPosition PositionOf(std::string_view text, size_t offset) {
+  TextPosition pos;
+  if (offset > text.size()) offset = text.size();
+  for (size_t i = 0; i < offset; ++i) {
+    if (text[i] == '\n') {
+      ++pos.line;
+      pos.column = 1;
+    } else {
+      ++pos.column;
+    }
+  }
+  return pos;
+}
+
+arrow::Result<nlohmann::ordered_json> ParseSqlToJson(std::string_view duckdb_sql,
+                                                     size_t user_offset) {
+  ARROW_ASSIGN_OR_RAISE(
+      auto rows, ParserDb::Get().QueryStrings("SELECT json_serialize_sql(?::VARCHAR)", duckdb_sql));
+  if (rows.size() != 1) {
+    return arrow::Status::UnknownError("DuckDB parser: json_serialize_sql returned ", rows.size(),
+                                       " rows");
+  }
+  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(rows[0], nullptr,
+                                                             /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object()) {
+    return arrow::Status::UnknownError("DuckDB parser: json_serialize_sql returned invalid JSON");
+  }
+  // Typed look-ups that never throw, whatever the document holds.
+  auto text_field = [&doc](const char* key, const char* fallback) {
+    auto it = doc.find(key);
+    return it != doc.end() && it->is_string() ? it->get<std::string>() : std::string(fallback);
+  };
+  auto error_it = doc.find("error");
+  if (error_it != doc.end() && error_it->is_boolean() && error_it->get<bool>()) {
+    std::string message = text_field("error_message", "the SQL does not parse");
+    if (text_field("error_type", "") == "not implemented") {
+      // json_serialize_sql serializes SELECT statements only.
+      return arrow::Status::Invalid("expected a SELECT query (DuckDB: ", message, ")");
+    }
+    const auto pos_it = doc.find("position");
+    std::optional<size_t> offset;
+    if (pos_it != doc.end()) {
+      if (pos_it->is_number_unsigned()) {
+        offset = pos_it->get<size_t>();
+      } else if (pos_it->is_string()) {
+        const std::string& s = pos_it->get_ref<const std::string&>();
+        if (!s.empty() && s.find_first_not_of("0123456789") == std::string::npos && s.size() < 19) {
+          offset = std::stoull(s);
+        }
+      }
+    }
+    if (!offset) return arrow::Status::Invalid(message);
+    std::string_view user_text = duckdb_sql.substr(std::min(user_offset, duckdb_sql.size()));
+    *offset = std::min(*offset > user_offset ? *offset - user_offset : 0, user_text.size());
+    TextPosition p = PositionOf(user_text, *offset);
+    return arrow::Status::Invalid(message, " (at offset ", *offset, ", line ", p.line, ", column ",
+                                  p.column, ")");
+  }
+  auto st = doc.find("statements");
+  if (st == doc.end()) return nlohmann::ordered_json::array();
+  if (!st->is_array()) {
+    return arrow::Status::UnknownError("DuckDB parser: unexpected json_serialize_sql output");
+  }
+  return std::move(*st);
+}
+
+const std::unordered_set<std::string>& AggregateFunctionNames() {
+  static const std::unordered_set<std::string> names = [] {
+    std::unordered_set<std::string> out(std::begin(kSparkOnlyAggregates),
+                                        std::end(kSparkOnlyAggregates));
+    auto rows = ParserDb::Get().QueryStrings(
+        "SELECT DISTINCT lower(function_name) FROM duckdb_functions() "
+        "WHERE function_type = 'aggregate'",
+        std::nullopt);
+    if (rows.ok()) {
+      for (auto& r : *rows) out.insert(std::move(r));
+    } else {
+      // Without DuckDB's catalog fall back to the common aggregates.
+      for (const char* n : {"count", "count_star", "sum", "min", "max", "avg", "mean", "first",
+                            "last", "any_value", "list", "array_agg", "string_agg"}) {
+        out.insert(n);
+      }
+    }
+    return out;
+  }();
+  return names;
+}
+
+}  // namespace thund::internal

@@ -1,0 +1,39 @@
+// Internal: DuckDB's SQL parser as a service. Owns one process-wide in-memory
+// DuckDB database (no tables, no external access, no extension autoloading)
+// that is used only to parse text with json_serialize_sql. Not public API.
+#pragma once
+
+#include <arrow/result.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+
+namespace thund::internal {
+
+// Parses `duckdb_sql` (already DuckDB SQL: run SparkToDuckDb first) with
+// `SELECT json_serialize_sql(?)`, the text bound as a parameter, and returns the
+// document's "statements" array (ordered_json keeps DuckDB's key order).
+// A parse error becomes Status::Invalid carrying DuckDB's message and, when
+// DuckDB reports one, the offset and line:column inside `duckdb_sql`.
+// `user_offset` is where the user's own text starts inside `duckdb_sql` (when
+// the caller wrapped a fragment, e.g. an expectation predicate, in a query):
+// reported positions are relative to that text.
+// Thread-safe (calls are serialized on one connection).
+arrow::Result<nlohmann::ordered_json> ParseSqlToJson(std::string_view duckdb_sql,
+                                                     size_t user_offset = 0);
+
+// Lower-case names of every aggregate function DuckDB knows (from
+// duckdb_functions()), plus the Spark aggregate names DuckDB lacks
+// (collect_list, collect_set, ...). Computed once; thread-safe.
+const std::unordered_set<std::string>& AggregateFunctionNames();
+
+// 1-based line and column of byte `offset` in `text` (clamped to its end).
+struct TextPosition {
+  int line = 1;
+  int column = 1;
+};
+TextPosition PositionOf(std::string_view text, size_t offset);
+
+}  // namespace thund::internal

@@ -1,0 +1,152 @@
+// Rules on datasets: expectations, keyed writes, storage settings, and
+// datasets no flow writes.
+#include <arrow/type.h>
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "ir/duckdb_parser.h"
+#include "ir/validate_internal.h"
+#include "thund/sql_dialect.h"
+
+namespace thund::internal {
+namespace {
+
+bool IsBlank(const std::string& s) { return s.find_first_not_of(" \t\r\n") == std::string::npos; }
+
+// The predicate parsed as the WHERE clause of a query over a dummy table.
+arrow::Status ParsePredicate(const std::string& predicate) {
+  ARROW_ASSIGN_OR_RAISE(std::string duck, SparkToDuckDb(predicate));
+  static const std::string kPrefix = "SELECT 1 FROM t WHERE (";
+  ARROW_ASSIGN_OR_RAISE(auto statements, ParseSqlToJson(kPrefix + duck + "\n)", kPrefix.size()));
+  if (statements.size() != 1) return arrow::Status::Invalid("not a single boolean expression");
+  return arrow::Status::OK();
+}
+
+void CheckExpectations(const Pipeline& p, size_t i, Diagnostics* out) {
+  const Dataset& d = p.datasets[i];
+  std::map<std::string, size_t> seen;
+  for (size_t k = 0; k < d.expectations.size(); ++k) {
+    const Expectation& e = d.expectations[k];
+    const std::string field = "expectations[" + std::to_string(k) + "]";
+    auto diag = [&](const char* code, const std::string& sub, std::string msg, std::string hint) {
+      Diagnostic dg = DatasetDiag(p, i, Severity::kError, code, field + "." + sub, std::move(msg),
+                                  std::move(hint));
+      if (e.location.known()) dg.location = e.location;
+      out->push_back(std::move(dg));
+    };
+    if (IsBlank(e.name)) {
+      diag("expectation-name", "name", "an expectation on " + Quote(d.name) + " has no name",
+           "name it (the name appears in run reports and failure messages)");
+    } else if (auto [it, inserted] = seen.emplace(e.name, k); !inserted) {
+      diag("duplicate-expectation", "name",
+           "expectation " + Quote(e.name) + " is declared twice on " + Quote(d.name),
+           "give each expectation on a dataset a distinct name");
+    }
+    if (IsBlank(e.predicate)) {
+      diag("expectation-predicate", "predicate",
+           "expectation " + Quote(e.name) + " on " + Quote(d.name) + " has an empty predicate",
+           "write the SQL condition every valid row meets, e.g. id IS NOT NULL");
+    } else if (auto st = ParsePredicate(e.predicate); !st.ok()) {
+      diag("expectation-predicate", "predicate",
+           "the predicate of expectation " + Quote(e.name) + " on " + Quote(d.name) +
+               " does not parse: " + st.message(),
+           "write one SQL boolean expression over the dataset's columns, e.g. amount >= 0");
+    }
+  }
+}
+
+void CheckKeyedWrite(const Pipeline& p, size_t i, Diagnostics* out) {
+  const Dataset& d = p.datasets[i];
+  const KeyedWrite& kw = d.keyed_write;
+  auto err = [&](const char* code, const std::string& field, std::string msg, std::string hint) {
+    out->push_back(DatasetDiag(p, i, Severity::kError, code, "keyed_write." + field, std::move(msg),
+                               std::move(hint)));
+  };
+  for (auto [value, field] : {std::pair{kw.buckets, "buckets"}, std::pair{kw.threads, "threads"},
+                              std::pair{kw.batch_size, "batch_size"}}) {
+    if (value < 0) {
+      err("keyed-write-value", field,
+          std::string("keyed_write ") + field + " must not be negative, got " +
+              std::to_string(value),
+          "use 0 for the default or a positive number");
+    }
+  }
+  if (kw.duplicates != "" && kw.duplicates != "first" && kw.duplicates != "all") {
+    err("keyed-write-value", "duplicates",
+        "keyed_write duplicates " + Quote(kw.duplicates) + " is not supported",
+        "use first (keep the first row per new key) or all (keep every row of a new key)");
+  }
+  if (!kw.enabled()) return;
+  if (d.kind == DatasetKind::kView || d.kind == DatasetKind::kTemporaryView) {
+    err("keyed-write-on-view", "keys",
+        "keyed_write is set on " + std::string(Name(d.kind)) + " " + Quote(d.name) +
+            ", which stores no rows to check keys against",
+        "move keyed_write to the stored dataset or sink that receives the rows");
+  }
+  std::vector<std::string> names;
+  if (d.schema.declared()) {
+    for (const auto& f : d.schema.arrow->fields()) names.push_back(f->name());
+  }
+  for (const auto& key : kw.keys) {
+    if (key.empty()) {
+      err("keyed-write-key", "keys", "keyed_write keys contain an empty column name",
+          "list the key column names");
+    } else if (d.schema.declared() && !d.schema.arrow->GetFieldByName(key)) {
+      err("keyed-write-key", "keys",
+          "keyed_write key " + Quote(key) + " is not in the declared schema of " + Quote(d.name) +
+              DidYouMean(key, names),
+          "add " + Quote(key) + " to the schema, or name an existing column");
+    }
+  }
+}
+
+void CheckStorage(const Pipeline& p, size_t i, Diagnostics* out) {
+  const StorageSpec& s = p.datasets[i].storage;
+  static const std::set<std::string> kFormats = {"", "parquet", "csv", "json"};
+  if (!kFormats.count(s.format)) {
+    out->push_back(DatasetDiag(p, i, Severity::kError, "storage-format", "storage.format",
+                               "storage format " + Quote(s.format) + " is not supported",
+                               "use parquet, csv or json (or leave it empty for parquet)"));
+  }
+  if (s.mode != "" && s.mode != "append" && s.mode != "overwrite") {
+    out->push_back(DatasetDiag(p, i, Severity::kError, "storage-mode", "storage.mode",
+                               "storage mode " + Quote(s.mode) + " is not supported",
+                               "use append or overwrite"));
+  }
+}
+
+void CheckWritten(const ValidateContext& ctx, size_t i, Diagnostics* out) {
+  const Pipeline& p = ctx.p;
+  const Dataset& d = p.datasets[i];
+  if (d.name.empty()) return;
+  const bool written = std::any_of(p.flows.begin(), p.flows.end(),
+                                   [&](const Flow& f) { return f.target == d.name; });
+  if (written) return;
+  if (d.kind == DatasetKind::kView || d.kind == DatasetKind::kTemporaryView) {
+    out->push_back(DatasetDiag(
+        p, i, Severity::kError, "no-writer", "",
+        std::string(Name(d.kind)) + " " + Quote(d.name) + " has no flow defining it",
+        "add a flow with target " + Quote(d.name) + " (the view's query), or remove the view"));
+  } else {
+    out->push_back(DatasetDiag(
+        p, i, Severity::kWarning, "no-writer", "",
+        "no flow writes " + std::string(Name(d.kind)) + " " + Quote(d.name) + ", so it stays empty",
+        "add a flow with target " + Quote(d.name) + ", or remove the dataset"));
+  }
+}
+
+}  // namespace
+
+void CheckDatasets(const ValidateContext& ctx, Diagnostics* out) {
+  for (size_t i = 0; i < ctx.p.datasets.size(); ++i) {
+    CheckWritten(ctx, i, out);
+    CheckExpectations(ctx.p, i, out);
+    CheckKeyedWrite(ctx.p, i, out);
+    CheckStorage(ctx.p, i, out);
+  }
+}
+
+}  // namespace thund::internal

@@ -1,0 +1,148 @@
+// Validate(): expectations, keyed writes, storage, datasets nobody writes.
+#include <gtest/gtest.h>
+
+#include "ir/validate_test_util.h"
+
+namespace thund {
+namespace {
+
+using testing::BasePipeline;
+using testing::Contains;
+using testing::Dump;
+using testing::ExpectNo;
+using testing::FindDatasetMut;
+using testing::One;
+using testing::WithCode;
+
+TEST(ValidateExpectations, EmptyName) {
+  Pipeline p = BasePipeline();
+  FindDatasetMut(p, "clean")->WithExpectation({"", "id > 0", ExpectationAction::kWarn, {}});
+  Diagnostic x = One(Validate(p), "expectation-name");
+  EXPECT_EQ(x.dataset, "clean");
+  EXPECT_EQ(x.field_path, "datasets[1].expectations[1].name");
+  ExpectNo(Validate(BasePipeline()), "expectation-name");
+}
+
+TEST(ValidateExpectations, EmptyPredicate) {
+  Pipeline p = BasePipeline();
+  Expectation e{"has_id", "  ", ExpectationAction::kFail, {"p.yaml", 9, 5}};
+  FindDatasetMut(p, "clean")->WithExpectation(e);
+  Diagnostic x = One(Validate(p), "expectation-predicate");
+  EXPECT_TRUE(Contains(x.message, "'has_id'"));
+  EXPECT_TRUE(Contains(x.message, "empty predicate"));
+  EXPECT_EQ(x.location.line, 9);  // the expectation's own location
+  ExpectNo(Validate(BasePipeline()), "expectation-predicate");
+}
+
+TEST(ValidateExpectations, PredicateThatDoesNotParse) {
+  Pipeline p = BasePipeline();
+  FindDatasetMut(p, "clean")->WithExpectation({"bad", "amount >", ExpectationAction::kDrop, {}});
+  FindDatasetMut(p, "clean")
+      ->WithExpectation({"sneaky", "1) ; DROP TABLE x; --", ExpectationAction::kDrop, {}});
+  auto found = WithCode(Validate(p), "expectation-predicate");
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_TRUE(Contains(found[0].message, "does not parse")) << found[0].message;
+  Pipeline ok = BasePipeline();
+  FindDatasetMut(ok, "clean")
+      ->WithExpectation({"complex",
+                         "amount BETWEEN 0 AND 100 AND customer IN ('a', 'b') OR id IS NULL",
+                         ExpectationAction::kWarn,
+                         {}});
+  ExpectNo(Validate(ok), "expectation-predicate");
+}
+
+TEST(ValidateExpectations, DuplicateNames) {
+  Pipeline p = BasePipeline();
+  FindDatasetMut(p, "clean")->WithExpectation({"positive", "id > 0", ExpectationAction::kWarn, {}});
+  Diagnostic x = One(Validate(p), "duplicate-expectation");
+  EXPECT_TRUE(Contains(x.message, "'positive'"));
+  // The same name on two datasets is fine.
+  Pipeline ok = BasePipeline();
+  FindDatasetMut(ok, "per_user")
+      ->WithExpectation({"positive", "total >= 0", ExpectationAction::kWarn, {}});
+  ExpectNo(Validate(ok), "duplicate-expectation");
+}
+
+TEST(ValidateKeyedWrite, NegativeNumbersAndDuplicatesMode) {
+  Pipeline p = BasePipeline();
+  KeyedWrite kw;
+  kw.keys = {"id"};
+  kw.buckets = -1;
+  kw.threads = -2;
+  kw.batch_size = -3;
+  kw.duplicates = "last";
+  FindDatasetMut(p, "events")->WithKeyedWrite(kw);
+  Diagnostics d = Validate(p);
+  auto found = WithCode(d, "keyed-write-value");
+  ASSERT_EQ(found.size(), 4u) << Dump(d);
+  EXPECT_EQ(found[0].field_path, "datasets[0].keyed_write.buckets");
+  EXPECT_EQ(found[3].field_path, "datasets[0].keyed_write.duplicates");
+  EXPECT_TRUE(Contains(found[3].hint, "first"));
+
+  for (const char* mode : {"", "first", "all"}) {
+    Pipeline ok = BasePipeline();
+    KeyedWrite good;
+    good.keys = {"id"};
+    good.duplicates = mode;
+    good.buckets = 8;
+    FindDatasetMut(ok, "events")->WithKeyedWrite(good);
+    Diagnostics dok = Validate(ok);
+    EXPECT_TRUE(dok.empty()) << mode << "\n" << Dump(dok);
+  }
+}
+
+TEST(ValidateKeyedWrite, KeyMissingFromDeclaredSchema) {
+  Pipeline p = BasePipeline();
+  KeyedWrite kw;
+  kw.keys = {"id", "customr"};
+  FindDatasetMut(p, "events")->WithKeyedWrite(kw);
+  Diagnostic x = One(Validate(p), "keyed-write-key");
+  EXPECT_TRUE(Contains(x.message, "'customr'"));
+  EXPECT_TRUE(Contains(x.message, "did you mean 'customer'")) << x.message;
+}
+
+TEST(ValidateKeyedWrite, OnAView) {
+  Pipeline p = BasePipeline();
+  p.AddQuery(Dataset::View("v").WithKeyedWrite(KeyedWrite{{"id"}, 0, 0, 0, ""}),
+             "SELECT * FROM clean");
+  Diagnostic x = One(Validate(p), "keyed-write-on-view");
+  EXPECT_EQ(x.dataset, "v");
+  // A sink may have keyed writes.
+  Pipeline ok = BasePipeline();
+  FindDatasetMut(ok, "out")->WithKeyedWrite(KeyedWrite{{"customer"}, 0, 0, 0, ""});
+  ExpectNo(Validate(ok), "keyed-write-on-view");
+}
+
+TEST(ValidateStorage, FormatAndMode) {
+  Pipeline p = BasePipeline();
+  FindDatasetMut(p, "out")->storage.format = "avro";
+  FindDatasetMut(p, "out")->storage.mode = "upsert";
+  Diagnostics d = Validate(p);
+  EXPECT_EQ(One(d, "storage-format").dataset, "out");
+  EXPECT_EQ(One(d, "storage-mode").dataset, "out");
+  FindDatasetMut(p, "out")->storage.format = "json";
+  FindDatasetMut(p, "out")->storage.mode = "overwrite";
+  Diagnostics ok = Validate(p);
+  ExpectNo(ok, "storage-format");
+  ExpectNo(ok, "storage-mode");
+}
+
+TEST(ValidateDatasets, NoWriter) {
+  Pipeline p = BasePipeline();
+  p.Add(Dataset::Table("orphan"));
+  p.Add(Dataset::View("lonely_view"));
+  Diagnostics d = Validate(p);
+  auto found = WithCode(d, "no-writer");
+  ASSERT_EQ(found.size(), 2u) << Dump(d);
+  // The view is an error (listed first), the table a warning.
+  EXPECT_EQ(found[0].dataset, "lonely_view");
+  EXPECT_EQ(found[0].severity, Severity::kError);
+  EXPECT_EQ(found[1].dataset, "orphan");
+  EXPECT_EQ(found[1].severity, Severity::kWarning);
+  EXPECT_TRUE(Contains(found[1].message, "stays empty"));
+  EXPECT_TRUE(Contains(found[1].hint, "target 'orphan'"));
+  ExpectNo(Validate(BasePipeline()), "no-writer");
+}
+
+}  // namespace
+}  // namespace thund
