@@ -5,6 +5,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <arrow/result.h>
 
@@ -15,5 +16,21 @@ namespace thund {
 // Text that is already DuckDB SQL comes back unchanged. Idempotent.
 // Thread-safe.
 arrow::Result<std::string> SparkToDuckDb(std::string_view spark_sql);
+
+// One entry of the table of Spark functions SparkToDuckDb rewrites (the
+// reference table in docs/sql.md is checked against it).
+struct SparkFunctionMapping {
+  std::string spark;   // Spark name, lower case
+  std::string duckdb;  // DuckDB name or the shape of the rewrite ($1 = first argument)
+  std::string note;    // differences worth knowing (may be empty)
+};
+std::vector<SparkFunctionMapping> SparkFunctionTable();
+
+// Names (lower case, first-seen order) of the functions a flow body calls
+// that DuckDB does not have, after SparkToDuckDb. Checked against DuckDB's
+// function catalog (duckdb_functions()) in a private in-memory database.
+// Fails like SparkToDuckDb, or with DuckDB's message when the translated query
+// does not parse. Thread-safe.
+arrow::Result<std::vector<std::string>> UnknownSqlFunctions(std::string_view spark_sql);
 
 }  // namespace thund
