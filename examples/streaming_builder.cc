@@ -30,8 +30,8 @@ int main() {
 
   p.Add(Dataset::StreamingTable("clicks_clean")
             .WithSchema(click_schema)
-            .WithExpectation({"has_user", "user_id IS NOT NULL", ExpectationAction::kDrop})
-            .WithExpectation({"https_only", "url LIKE 'https://%'", ExpectationAction::kWarn}));
+            .WithExpectation({"has_user", "user_id IS NOT NULL", ExpectationAction::kDrop, {}})
+            .WithExpectation({"https_only", "url LIKE 'https://%'", ExpectationAction::kWarn, {}}));
   p.Add(Flow("clicks_clean", "clicks_clean", "SELECT user_id, url, ts FROM STREAM(clicks)")
             .WithStreaming({StreamingMode::kIncremental, Trigger::ProcessingTime(5000), OutputMode::kAppend,
                             Watermark{"ts", 10'000, std::nullopt}, std::nullopt}));

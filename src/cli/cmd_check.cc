@@ -35,7 +35,7 @@ int RunCheck(const CheckOptions& o) {
 void RegisterCheck(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<CheckOptions>();
   auto* c = app.add_subcommand("check", "Validate a pipeline; exit 0 when valid, 1 when not.");
-  c->add_option("PATH", o->path, "pipeline file (.yaml, .yml, .json)")->required();
+  c->add_option("PATH", o->path, "pipeline file (.yaml/.yml/.json), .sql file, spark-pipeline.yml, or a directory holding one")->required();
   c->add_option("--format", o->format, "output format")->check(CLI::IsMember({"human", "json"}));
   c->callback([o, exit_code] { *exit_code = RunCheck(*o); });
 }

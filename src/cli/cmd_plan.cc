@@ -138,7 +138,7 @@ int RunPlan(const PlanOptions& o) {
 void RegisterPlan(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<PlanOptions>();
   auto* p = app.add_subcommand("plan", "Print the flows in execution order with what each needs.");
-  p->add_option("PATH", o->path, "pipeline file (.yaml, .yml, .json)")->required();
+  p->add_option("PATH", o->path, "pipeline file (.yaml/.yml/.json), .sql file, spark-pipeline.yml, or a directory holding one")->required();
   p->add_option("--format", o->format, "output format")->check(CLI::IsMember({"human", "json"}));
   p->callback([o, exit_code] { *exit_code = RunPlan(*o); });
 }

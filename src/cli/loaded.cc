@@ -5,7 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "thund/pipeline_file.h"
+#include "thund/load.h"
+#include "thund/sql_pipeline.h"
 #include "thund/validate.h"
 
 namespace thund::cli {
@@ -22,7 +23,7 @@ std::string ReadFile(const std::string& path) {
 
 Loaded LoadAndValidate(const std::string& path) {
   Loaded l;
-  ParseResult r = LoadPipelineFile(path);
+  ParseResult r = LoadPipeline(path);
   l.pipeline = std::move(r.pipeline);
   l.diagnostics = std::move(r.diagnostics);
   l.parsed = r.ok();
@@ -33,6 +34,7 @@ Loaded LoadAndValidate(const std::string& path) {
   }
   if (l.parsed) {
     Diagnostics v = Validate(l.pipeline);
+    for (auto& d : CheckSqlFunctions(l.pipeline)) v.push_back(std::move(d));
     for (auto& d : v) {
       if (!d.location.file.empty() && !l.sources.count(d.location.file)) {
         l.sources[d.location.file] = ReadFile(d.location.file);

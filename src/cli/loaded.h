@@ -18,7 +18,8 @@ struct Loaded {
   bool parsed = false;                   // false: the file could not be read/parsed at all
 };
 
-// Parses PATH (a pipeline file) and, when it parsed, validates it.
+// Loads PATH (pipeline file, .sql file, SDP project or spec; see load.h) and,
+// when it parsed, validates it and checks the SQL functions of its flows.
 Loaded LoadAndValidate(const std::string& path);
 
 // Human form: every diagnostic rendered with its source excerpt, then a

@@ -42,7 +42,7 @@ class CliTest : public ::testing::Test {
 };
 
 // orders -> totals -> top; orders -> audit. Valid.
-constexpr const char* kValid = R"(pipeline: shop
+constexpr const char* kValid = R"(name: shop
 datasets:
   - name: orders
     kind: materialized_view
@@ -68,7 +68,7 @@ flows:
 )";
 
 // Two problems: duplicate dataset, flow into unknown target.
-constexpr const char* kInvalid = R"(pipeline: broken
+constexpr const char* kInvalid = R"(name: broken
 datasets:
   - name: a
     kind: materialized_view
@@ -150,7 +150,7 @@ TEST_F(CliTest, CheckMissingFileAndSyntaxError) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("nope.yaml"), std::string::npos) << r.err;
 
-  std::string path = Write("syntax.yaml", "pipeline: x\ndatasets:\n  - name: [unclosed\n");
+  std::string path = Write("syntax.yaml", "name: x\ndatasets:\n  - name: [unclosed\n");
   r = Thund("check " + ShellQuote(path));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find(path + ":"), std::string::npos) << r.err;
@@ -208,9 +208,57 @@ TEST_F(CliTest, FmtIsCanonicalAndIdempotent) {
 }
 
 TEST_F(CliTest, FmtRefusesBrokenFile) {
-  auto r = Thund("fmt " + ShellQuote(Write("bad.yaml", "pipeline: x\nflows: 3\n")));
+  auto r = Thund("fmt " + ShellQuote(Write("bad.yaml", "name: x\nflows: 3\n")));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("flows"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace thund
+
+namespace thund {
+namespace {
+
+// The SQL surface through the CLI: SDP projects, .sql files, conversions.
+class CliSqlTest : public CliTest {};
+
+const std::string kSdp = std::string(THUND_SOURCE_DIR) + "/tests/data/sdp";
+
+TEST_F(CliSqlTest, ChecksAndPlansSdpProjects) {
+  for (const auto& entry : fs::directory_iterator(kSdp + "/positive/projects")) {
+    auto r = Thund("check " + ShellQuote(entry.path().string()));
+    EXPECT_EQ(r.exit_code, 0) << entry.path() << "\n" << r.err;
+    auto plan = Thund("plan --format json " + ShellQuote(entry.path().string()));
+    ASSERT_EQ(plan.exit_code, 0) << plan.err;
+    EXPECT_FALSE(nlohmann::json::parse(plan.out)["flows"].empty());
+  }
+}
+
+TEST_F(CliSqlTest, SqlErrorPointsAtLineAndColumnWithCaret) {
+  std::string path = kSdp + "/negative/flow_without_by_name.sql";
+  auto r = Thund("check " + ShellQuote(path));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find(path + ":3:32"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("BY NAME"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("^"), std::string::npos) << r.err;
+}
+
+TEST_F(CliSqlTest, FmtConvertsBetweenSurfacesLosslessly) {
+  std::string yaml_path = Write("ok.yaml", kValid);
+  auto sql = Thund("fmt --to sql " + ShellQuote(yaml_path));
+  ASSERT_EQ(sql.exit_code, 0) << sql.err;
+  std::string sql_path = Write("ok.sql", sql.out);
+  // .sql files format to SQL by default, idempotently.
+  auto again = Thund("fmt " + ShellQuote(sql_path));
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(again.out, sql.out);
+  // Back to YAML: the same pipeline as the original file.
+  auto yaml = Thund("fmt --to yaml " + ShellQuote(sql_path));
+  ASSERT_EQ(yaml.exit_code, 0) << yaml.err;
+  ParseResult a = ParsePipelineFile(kValid, "a");
+  ParseResult b = ParsePipelineFile(yaml.out, "b");
+  ASSERT_TRUE(a.ok() && b.ok()) << yaml.out;
+  EXPECT_EQ(a.pipeline, b.pipeline);
 }
 
 }  // namespace
