@@ -1,0 +1,132 @@
+// FormatPipelineFile and the dataset half of the encoder.
+#include <arrow/type.h>
+#include <arrow/util/key_value_metadata.h>
+
+#include "authoring/file/encode.h"
+#include "thund/duration.h"
+#include "thund/pipeline_file.h"
+#include "thund/type_names.h"
+
+namespace thund {
+namespace file {
+namespace {
+
+OutNode EncodeColumn(const arrow::Field& f) {
+  OutNode extra = OutNode::Map();
+  std::optional<std::string> comment;
+  if (const auto& md = f.metadata()) {
+    for (int64_t i = 0; i < md->size(); ++i) {
+      if (md->key(i) == "comment" && !comment) {
+        comment = md->value(i);
+      } else {
+        extra.Add(md->key(i), OutNode::Str(md->value(i)));
+      }
+    }
+  }
+  // Short records read best on one line; metadata needs a nested block.
+  OutNode c = OutNode::Map(/*flow=*/extra.entries.empty());
+  c.Add("name", OutNode::Str(f.name()));
+  c.Add("type", OutNode::Str(FormatTypeName(*f.type())));
+  if (!f.nullable()) c.Add("nullable", OutNode::Bool(false));
+  if (comment) c.Add("comment", OutNode::Str(*comment));
+  if (!extra.entries.empty()) c.Add("metadata", std::move(extra));
+  return c;
+}
+
+OutNode EncodeExpectation(const Expectation& x) {
+  OutNode e = OutNode::Map();
+  e.Add("name", OutNode::Str(x.name));
+  e.Add("expect", OutNode::Str(x.predicate));
+  if (x.action != ExpectationAction::kWarn) e.Add("on_violation", OutNode::Str(Name(x.action)));
+  return e;
+}
+
+OutNode EncodeStorage(const StorageSpec& s) {
+  OutNode m = OutNode::Map();
+  if (!s.format.empty()) m.Add("format", OutNode::Str(s.format));
+  if (!s.location.empty()) m.Add("location", OutNode::Str(s.location));
+  if (!s.mode.empty()) m.Add("mode", OutNode::Str(s.mode));
+  if (!s.partition_by.empty()) m.Add("partition_by", OutNode::StrList(s.partition_by));
+  if (!s.options.empty()) m.Add("options", EncodeStringMap(s.options));
+  return m;
+}
+
+OutNode EncodeKeyedWrite(const KeyedWrite& k) {
+  OutNode m = OutNode::Map();
+  if (!k.keys.empty()) m.Add("keys", OutNode::StrList(k.keys));
+  if (k.buckets != 0) m.Add("buckets", OutNode::Int(k.buckets));
+  if (k.threads != 0) m.Add("threads", OutNode::Int(k.threads));
+  if (k.batch_size != 0) m.Add("batch_size", OutNode::Int(k.batch_size));
+  if (!k.duplicates.empty()) m.Add("duplicates", OutNode::Str(k.duplicates));
+  return m;
+}
+
+}  // namespace
+
+OutNode EncodeDuration(int64_t ms) {
+  std::string text = FormatDuration(ms);
+  auto back = ParseDuration(text);
+  if (back.ok() && *back == ms) return OutNode::Str(std::move(text));
+  return OutNode::Int(ms);
+}
+
+OutNode EncodeStringMap(const StringMap& m) {
+  OutNode out = OutNode::Map();
+  for (const auto& [k, v] : m) out.Add(k, OutNode::Str(v));
+  return out;
+}
+
+OutNode EncodeDataset(const Dataset& d) {
+  OutNode m = OutNode::Map();
+  m.Add("name", OutNode::Str(d.name));
+  if (d.kind != DatasetKind::kMaterializedView) m.Add("kind", OutNode::Str(Name(d.kind)));
+  if (!d.comment.empty()) m.Add("comment", OutNode::Str(d.comment));
+  if (d.materialization != Materialization::kFull) {
+    m.Add("materialization", OutNode::Str(Name(d.materialization)));
+  }
+  if (d.schema.declared()) {
+    OutNode cols = OutNode::Seq();
+    for (const auto& f : d.schema.arrow->fields()) cols.items.push_back(EncodeColumn(*f));
+    const auto& md = d.schema.arrow->metadata();
+    if (md != nullptr && md->size() > 0) {  // the long form keeps schema-level metadata
+      OutNode schema = OutNode::Map();
+      schema.Add("columns", std::move(cols));
+      OutNode& meta = schema.Add("metadata", OutNode::Map());
+      for (int64_t i = 0; i < md->size(); ++i) meta.Add(md->key(i), OutNode::Str(md->value(i)));
+      m.Add("schema", std::move(schema));
+    } else {
+      m.Add("schema", std::move(cols));
+    }
+  }
+  if (!d.expectations.empty()) {
+    OutNode& list = m.Add("expectations", OutNode::Seq());
+    for (const auto& x : d.expectations) list.items.push_back(EncodeExpectation(x));
+  }
+  if (!d.storage.empty()) m.Add("storage", EncodeStorage(d.storage));
+  if (!(d.keyed_write == KeyedWrite{})) m.Add("keyed_write", EncodeKeyedWrite(d.keyed_write));
+  if (!d.properties.empty()) m.Add("properties", EncodeStringMap(d.properties));
+  return m;
+}
+
+}  // namespace file
+
+std::string FormatPipelineFile(const Pipeline& p) {
+  using file::OutNode;
+  OutNode root = OutNode::Map();
+  root.Add("name", OutNode::Str(p.name));
+  if (!p.storage.empty()) root.Add("storage", OutNode::Str(p.storage));
+  if (!p.catalog.empty()) root.Add("catalog", OutNode::Str(p.catalog));
+  if (!p.database.empty()) root.Add("database", OutNode::Str(p.database));
+  if (!p.configuration.empty()) root.Add("configuration", file::EncodeStringMap(p.configuration));
+  if (!p.datasets.empty()) {
+    OutNode& list = root.Add("datasets", OutNode::Seq());
+    for (const auto& d : p.datasets) list.items.push_back(file::EncodeDataset(d));
+  }
+  if (!p.flows.empty()) {
+    OutNode& list = root.Add("flows", OutNode::Seq());
+    for (const auto& f : p.flows) list.items.push_back(file::EncodeFlow(f));
+  }
+  return file::Render(root);
+}
+
+}  // namespace thund
