@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The newcomer's demo: build, build a streaming pipeline with the C++ API, then
-# check and plan the example pipelines with the `thund` CLI.
+# check and plan the example pipelines with the `thund` CLI, then run the batch
+# example (examples/batch/) and preview its outputs.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$ROOT/scripts/build.sh" release >/dev/null
@@ -14,3 +15,21 @@ for f in examples/pipelines/*.yaml; do
   echo "== thund plan $f"
   ./build/thund plan "$f"
 done
+
+echo
+echo "== a batch pipeline run natively (examples/batch/shop.yaml)"
+examples/batch/generate_data.sh
+rm -rf .thund/shop .thund/shop-out   # start from nothing, so every dataset is computed
+./build/thund run examples/batch/shop.yaml
+echo
+echo "== preview: thund show customer_revenue"
+./build/thund show customer_revenue examples/batch/shop.yaml --limit 5
+echo "== preview: thund query (daily revenue per category)"
+./build/thund query examples/batch/shop.yaml \
+  "SELECT category, sum(orders) AS orders, round(sum(revenue), 2) AS revenue FROM daily_revenue GROUP BY category ORDER BY revenue DESC"
+echo "== preview: the malformed input line, kept with file and line"
+./build/thund show raw_orders__dead_letter examples/batch/shop.yaml
+echo "== a second run: nothing changed, nothing is recomputed"
+./build/thund run examples/batch/shop.yaml --events none
+echo "== thund runs"
+./build/thund runs examples/batch/shop.yaml

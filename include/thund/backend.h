@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include <arrow/filesystem/type_fwd.h>
 #include <arrow/result.h>
 #include <arrow/type_fwd.h>
 
@@ -79,6 +80,10 @@ struct DatasetOutcome {
   std::string reason;  // why it was (not) computed
   int64_t rows_written = 0;
   std::map<std::string, int64_t> expectation_violations;  // name -> count
+  // Added for the native batch engine (additive):
+  int64_t rows_in = 0;       // rows the flows produced before expectations dropped any
+  int64_t bad_rows = 0;      // malformed input rows skipped (bad_rows: drop | dead_letter)
+  std::string version;       // the committed version, e.g. "v-000003" ("" if none)
 };
 
 struct RunSummary {
@@ -104,6 +109,11 @@ struct RunOptions {
   std::map<std::string, std::vector<std::shared_ptr<arrow::RecordBatch>>> memory_streams;
   std::function<void(const RunEvent&)> on_event;  // may be empty
   const std::atomic<bool>* stop = nullptr;        // set to request a clean stop
+  // Added for the native batch engine (additive):
+  // Every write (datasets, sinks, run history) goes through this filesystem;
+  // null = the local filesystem. Tests pass a FaultInjectingFileSystem.
+  std::shared_ptr<arrow::fs::FileSystem> filesystem;
+  int threads = 0;  // DuckDB worker threads; 0 = one per core
 };
 
 class ExecBackend {

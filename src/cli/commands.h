@@ -18,5 +18,10 @@ enum ExitCode { kOk = 0, kFailed = 1, kUsage = 2 };
 void RegisterCheck(CLI::App& app, int* exit_code);
 void RegisterPlan(CLI::App& app, int* exit_code);
 void RegisterFmt(CLI::App& app, int* exit_code);
+void RegisterRun(CLI::App& app, int* exit_code);
+void RegisterShow(CLI::App& app, int* exit_code);
+void RegisterQuery(CLI::App& app, int* exit_code);
+void RegisterRuns(CLI::App& app, int* exit_code);
+void RegisterCopy(CLI::App& app, int* exit_code);
 
 }  // namespace thund::cli

@@ -23,6 +23,11 @@ int main(int argc, char** argv) {
   RegisterCheck(app, &exit_code);
   RegisterPlan(app, &exit_code);
   RegisterFmt(app, &exit_code);
+  RegisterRun(app, &exit_code);
+  RegisterShow(app, &exit_code);
+  RegisterQuery(app, &exit_code);
+  RegisterRuns(app, &exit_code);
+  RegisterCopy(app, &exit_code);
 
   try {
     app.parse(argc, argv);

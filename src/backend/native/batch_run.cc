@@ -1,0 +1,272 @@
+#include "backend/native/batch_run.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <arrow/filesystem/localfs.h>
+#include <nlohmann/json.hpp>
+
+#include "backend/native/dataset_runner.h"
+#include "backend/native/native_backend.h"
+#include "backend/native/run_context.h"
+#include "engine/batch/run_history.h"
+#include "thund/validate.h"
+
+namespace thund::native {
+namespace {
+
+using engine::batch::DatasetStore;
+using engine::batch::StorageLayout;
+
+arrow::Status CheckNames(const Pipeline& p, const std::set<std::string>& names,
+                         const char* flag) {
+  for (const auto& n : names) {
+    if (!p.FindDataset(n)) {
+      std::string known;
+      for (const auto& d : p.datasets) known += (known.empty() ? "" : ", ") + d.name;
+      return arrow::Status::Invalid(flag, " names '", n, "', which is not a dataset of pipeline '",
+                                    p.name, "' (datasets: ", known, ")");
+    }
+  }
+  return arrow::Status::OK();
+}
+
+std::string ErrorsText(const Diagnostics& diags) {
+  std::string out;
+  for (const auto& d : diags) {
+    if (d.severity == Severity::kError) out += "\n  " + d.ToString();
+  }
+  return out;
+}
+
+// Datasets in an order where each comes after every dataset its flows read.
+std::vector<const Dataset*> DatasetOrder(const Pipeline& p, const std::vector<const Flow*>& flows) {
+  std::map<std::string, size_t> position;
+  for (size_t i = 0; i < flows.size(); ++i) position[flows[i]->target] = i;
+  std::vector<const Dataset*> out;
+  for (const auto& d : p.datasets) out.push_back(&d);
+  std::stable_sort(out.begin(), out.end(), [&](const Dataset* a, const Dataset* b) {
+    auto pa = position.count(a->name) ? position[a->name] : 0;
+    auto pb = position.count(b->name) ? position[b->name] : 0;
+    return pa < pb;
+  });
+  return out;
+}
+
+std::vector<std::string> InputsOf(const Pipeline& p, const std::vector<const Flow*>& flows) {
+  std::vector<std::string> out;
+  for (const Flow* f : flows) {
+    auto inputs = FlowInputs(p, *f);
+    if (!inputs.ok()) continue;
+    for (const auto& in : *inputs) {
+      if (p.FindDataset(in) && std::find(out.begin(), out.end(), in) == out.end()) {
+        out.push_back(in);
+      }
+    }
+  }
+  return out;
+}
+
+nlohmann::json OutcomesJson(const RunSummary& s) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& d : s.datasets) {
+    list.push_back({{"dataset", d.dataset},
+                    {"status", d.status},
+                    {"reason", d.reason},
+                    {"rows_written", d.rows_written},
+                    {"rows_in", d.rows_in},
+                    {"bad_rows", d.bad_rows},
+                    {"version", d.version},
+                    {"expectations", d.expectation_violations}});
+  }
+  return list;
+}
+
+}  // namespace
+
+arrow::Result<RunSummary> RunBatch(const ExecBackend& backend, const Pipeline& p,
+                                   const RunOptions& options) {
+  RunSummary summary;
+  summary.pipeline = p.name;
+  summary.mode = "batch";
+  summary.started_ms = NowMs();
+  summary.run_id = engine::batch::NewRunId(summary.started_ms);
+
+  Diagnostics problems = Validate(p);
+  if (HasErrors(problems)) {
+    return arrow::Status::Invalid("pipeline '", p.name, "' is not valid:", ErrorsText(problems));
+  }
+  Diagnostics unsupported = backend.Check(p);
+  if (HasErrors(unsupported)) {
+    return arrow::Status::Invalid("the native engine cannot run pipeline '", p.name,
+                                  "':", ErrorsText(unsupported));
+  }
+  for (const auto& d : unsupported) summary.notes.push_back(d.message);
+  ARROW_RETURN_NOT_OK(CheckNames(p, options.refresh, "--refresh"));
+  ARROW_RETURN_NOT_OK(CheckNames(p, options.full_refresh, "--full-refresh"));
+  for (const auto& d : p.datasets) {
+    if (IsStored(d.kind)) ARROW_RETURN_NOT_OK(engine::batch::CheckStorableName(d.name));
+  }
+
+  ARROW_ASSIGN_OR_RAISE(auto layout,
+                        StorageLayout::Make(ResolveStorageRoot(p, options.storage_root)));
+  std::shared_ptr<arrow::fs::FileSystem> fs = options.filesystem;
+  if (!fs) fs = std::make_shared<arrow::fs::LocalFileSystem>();
+  arrow::Status made = fs->CreateDir(layout.root(), /*recursive=*/true);
+  if (!made.ok()) {
+    return arrow::Status::IOError("cannot create the storage root ", layout.root(), ": ",
+                                  made.message());
+  }
+  DatasetStore store(fs, layout);
+  engine::DuckDbSessionOptions session_options;
+  session_options.threads = options.threads;
+  ARROW_ASSIGN_OR_RAISE(auto session, engine::DuckDbSession::Open(session_options));
+  ARROW_ASSIGN_OR_RAISE(auto catalog, engine::batch::Catalog::Make(*session, p));
+  ARROW_ASSIGN_OR_RAISE(auto flows, TopoOrder(p));
+
+  RunContext ctx;
+  ctx.pipeline = &p;
+  ctx.options = &options;
+  ctx.run_id = summary.run_id;
+  ctx.store = &store;
+  ctx.session = session.get();
+  ctx.catalog = catalog.get();
+  ctx.notes = summary.notes;
+
+  RunEvent phase;
+  phase.kind = RunEvent::Kind::kPhase;
+  phase.phase = RunPhase::kStarting;
+  phase.message = "run " + summary.run_id + ", storage " + layout.root();
+  ctx.Emit(phase);
+
+  // Committed datasets are readable from the start (for unselected inputs).
+  for (const auto& d : p.datasets) {
+    if (!IsStored(d.kind)) continue;
+    auto current = store.Current(d.name);
+    if (!current.ok()) return current.status();
+    auto& state = ctx.states[d.name];
+    if (*current) {
+      ARROW_RETURN_NOT_OK(catalog->BindStored(d.name, layout.VersionGlob(d.name, (**current).version)));
+      state.available = true;
+      state.stamp = (**current).Stamp();
+    } else {
+      state.blocked_reason = "upstream '" + d.name + "' was never materialized";
+    }
+  }
+
+  // Selection.
+  const bool select_all =
+      options.full_refresh_all || (options.refresh.empty() && options.full_refresh.empty());
+  std::set<std::string> selected(options.refresh.begin(), options.refresh.end());
+  selected.insert(options.full_refresh.begin(), options.full_refresh.end());
+  std::map<std::string, std::vector<const Flow*>> flows_into;
+  for (const Flow* f : flows) flows_into[f->target].push_back(f);
+  if (!select_all) {
+    std::vector<std::string> work(selected.begin(), selected.end());
+    while (!work.empty()) {
+      std::string name = work.back();
+      work.pop_back();
+      for (const auto& in : InputsOf(p, flows_into[name])) {
+        const Dataset* d = p.FindDataset(in);
+        bool needed = !IsStored(d->kind) || !ctx.states[in].available;
+        if (needed && selected.insert(in).second) work.push_back(in);
+      }
+    }
+  }
+
+  phase.phase = RunPhase::kRunning;
+  phase.message.clear();
+  ctx.Emit(phase);
+  for (const Dataset* d : DatasetOrder(p, flows)) {
+    DatasetTask task;
+    task.dataset = d;
+    // Flows in pipeline order (the order rows of a multi-flow table are stored in).
+    for (const auto& f : p.flows) {
+      if (f.target == d->name) task.flows.push_back(&f);
+    }
+    task.full_refresh = options.full_refresh_all || options.full_refresh.count(d->name) > 0;
+    auto skip = [&](const std::string& why) {
+      EmitSkipped(ctx, task, why);
+      DatasetOutcome o;
+      o.dataset = d->name;
+      o.status = "skipped";
+      o.reason = why;
+      summary.datasets.push_back(o);
+    };
+    if (task.flows.empty()) {
+      skip("no flow writes it");
+      continue;
+    }
+    if (ctx.StopRequested()) {
+      ctx.states[d->name].available = false;
+      skip("run canceled");
+      continue;
+    }
+    const bool is_view = d->kind == DatasetKind::kView || d->kind == DatasetKind::kTemporaryView;
+    if (!select_all && !selected.count(d->name) && !is_view) {
+      skip("not selected (--refresh / --full-refresh name other datasets)");
+      continue;
+    }
+    std::string blocked;
+    for (const auto& in : InputsOf(p, task.flows)) {
+      const auto& st = ctx.states[in];
+      if (!st.available) {
+        blocked = st.blocked_reason.empty() ? "upstream '" + in + "' is not available"
+                                            : st.blocked_reason;
+        break;
+      }
+    }
+    if (!blocked.empty()) {
+      // Its dependents are skipped too (naming the root cause), even when an older
+      // version of it is committed: they would read data its failed upstream should
+      // have changed.
+      auto& state = ctx.states[d->name];
+      state.available = false;
+      state.blocked_reason = blocked;
+      skip(blocked);
+      continue;
+    }
+    DatasetOutcome outcome = is_view ? DefineView(ctx, task)
+                             : d->kind == DatasetKind::kSink ? WriteSink(ctx, task)
+                                                             : MaterializeStored(ctx, task);
+    summary.datasets.push_back(std::move(outcome));
+  }
+
+  summary.notes = ctx.notes;
+  summary.status = ctx.StopRequested() ? RunPhase::kCanceled : RunPhase::kCompleted;
+  for (const auto& o : summary.datasets) {
+    if (o.status == "failed") {
+      summary.status = RunPhase::kFailed;
+      if (summary.error.empty()) summary.error = "dataset '" + o.dataset + "': " + o.reason;
+    }
+  }
+  summary.duration_ms = NowMs() - summary.started_ms;
+
+  engine::batch::RunRecord record;
+  record.run_id = summary.run_id;
+  record.pipeline = p.name;
+  record.status = Name(summary.status);
+  record.started_ms = summary.started_ms;
+  record.duration_ms = summary.duration_ms;
+  record.mode = summary.mode;
+  for (const auto& o : summary.datasets) {
+    if (o.status == "computed") ++record.computed, record.rows_written += o.rows_written;
+    if (o.status == "up_to_date") ++record.up_to_date;
+    if (o.status == "failed") ++record.failed;
+    if (o.status == "skipped") ++record.skipped;
+  }
+  record.error = summary.error;
+  record.summary_json = OutcomesJson(summary).dump();
+  arrow::Status recorded = engine::batch::AppendRunRecord(*fs, layout, record);
+  if (!recorded.ok()) {
+    summary.notes.push_back("the run could not be added to the run history: " +
+                            recorded.message());
+  }
+  phase.phase = summary.status;
+  phase.message = summary.error;
+  ctx.Emit(phase);
+  return summary;
+}
+
+}  // namespace thund::native

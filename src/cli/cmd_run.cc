@@ -1,0 +1,124 @@
+// thund run PATH: materialize a pipeline with the native batch engine.
+#include <unistd.h>
+
+#include <iostream>
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+
+#include "backend/native/native_backend.h"
+#include "cli/commands.h"
+#include "cli/loaded.h"
+
+namespace thund::cli {
+namespace {
+
+struct RunCliOptions {
+  std::string path;
+  std::string storage;
+  std::string full_refresh;
+  bool full_refresh_all = false;
+  std::string refresh;
+  std::string events = "human";  // human | json | none
+  int threads = 0;
+};
+
+std::set<std::string> SplitNames(const std::string& csv) {
+  std::set<std::string> out;
+  std::stringstream ss(csv);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    while (!item.empty() && item.front() == ' ') item.erase(item.begin());
+    while (!item.empty() && item.back() == ' ') item.pop_back();
+    if (!item.empty()) out.insert(item);
+  }
+  return out;
+}
+
+// Human events: plain lines; on a terminal, progress updates one live line.
+class HumanEvents {
+ public:
+  explicit HumanEvents(bool tty) : tty_(tty) {}
+  void operator()(const RunEvent& e) {
+    if (e.kind == RunEvent::Kind::kFlowProgress) {
+      if (!tty_) return;
+      std::cout << "\r\033[K  " << e.ToString() << std::flush;
+      live_ = true;
+      return;
+    }
+    if (e.kind == RunEvent::Kind::kExpectation && e.count == 0) return;
+    if (live_) std::cout << "\r\033[K";
+    live_ = false;
+    std::cout << "  " << e.ToString() << "\n" << std::flush;
+  }
+
+ private:
+  bool tty_;
+  bool live_ = false;
+};
+
+int RunRun(const RunCliOptions& o) {
+  Loaded l = LoadAndValidate(o.path);
+  if (!l.parsed || HasErrors(l.diagnostics)) {
+    PrintDiagnosticsHuman(l, std::cerr);
+    return kFailed;
+  }
+  for (const auto& name : SplitNames(o.refresh + "," + o.full_refresh)) {
+    if (!l.pipeline.FindDataset(name)) {
+      std::cerr << "error: --refresh/--full-refresh name '" << name
+                << "', which is not a dataset of pipeline '" << l.pipeline.name
+                << "' (see: thund plan " << o.path << ")\n";
+      return kUsage;
+    }
+  }
+  auto backend = native::NativeBackend::Make();
+  Loaded checked = l;
+  checked.diagnostics = backend->Check(l.pipeline);
+  if (HasErrors(checked.diagnostics)) {
+    PrintDiagnosticsHuman(checked, std::cerr);
+    return kFailed;
+  }
+  RunOptions options;
+  options.storage_root = o.storage;
+  options.full_refresh = SplitNames(o.full_refresh);
+  options.full_refresh_all = o.full_refresh_all;
+  options.refresh = SplitNames(o.refresh);
+  options.threads = o.threads;
+  auto human = std::make_shared<HumanEvents>(::isatty(STDOUT_FILENO) == 1);
+  if (o.events == "json") {
+    options.on_event = [](const RunEvent& e) { std::cout << e.ToJson() << "\n" << std::flush; };
+  } else if (o.events == "human") {
+    options.on_event = [human](const RunEvent& e) { (*human)(e); };
+  }
+  auto summary = backend->Run(l.pipeline, options);
+  if (!summary.ok()) {
+    std::cerr << "error: " << summary.status().message() << "\n";
+    return kFailed;
+  }
+  (o.events == "json" ? std::cerr : std::cout) << "\n" << summary->ToString();
+  return summary->status == RunPhase::kCompleted ? kOk : kFailed;
+}
+
+}  // namespace
+
+void RegisterRun(CLI::App& app, int* exit_code) {
+  auto o = std::make_shared<RunCliOptions>();
+  auto* c = app.add_subcommand(
+      "run", "Run a pipeline: compute every dataset that is out of date, in dependency order.");
+  c->add_option("PATH", o->path, "pipeline file, .sql file or SDP project")->required();
+  c->add_option("--storage", o->storage,
+                "storage root (default: the pipeline's storage, else .thund/<pipeline>)");
+  c->add_option("--full-refresh", o->full_refresh,
+                "comma-separated datasets to recompute from scratch");
+  c->add_flag("--full-refresh-all", o->full_refresh_all, "recompute every dataset from scratch");
+  c->add_option("--refresh", o->refresh,
+                "comma-separated datasets to update (others are left as they are)");
+  c->add_option("--events", o->events, "how run events are printed")
+      ->check(CLI::IsMember({"human", "json", "none"}));
+  c->add_option("--threads", o->threads, "DuckDB worker threads (0 = one per core)");
+  c->callback([o, exit_code] { *exit_code = RunRun(*o); });
+}
+
+}  // namespace thund::cli

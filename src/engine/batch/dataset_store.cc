@@ -1,0 +1,126 @@
+#include "engine/batch/dataset_store.h"
+
+#include <chrono>
+#include <filesystem>
+
+#include "engine/fs/atomic_write.h"
+
+namespace thund::engine::batch {
+namespace {
+
+std::string Trim(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+bool Exists(arrow::fs::FileSystem& fs, const std::string& path) {
+  auto info = fs.GetFileInfo(path);
+  return info.ok() && info->type() != arrow::fs::FileType::NotFound;
+}
+
+}  // namespace
+
+arrow::Result<std::optional<VersionManifest>> DatasetStore::Current(
+    const std::string& dataset) const {
+  const std::string pointer = layout_.PointerPath(dataset);
+  if (!Exists(*fs_, pointer)) return std::optional<VersionManifest>();
+  ARROW_ASSIGN_OR_RAISE(std::string text, ReadWholeFile(*fs_, pointer));
+  auto version = ParseVersionName(Trim(text));
+  if (!version) {
+    return arrow::Status::IOError("dataset '", dataset, "': ", pointer,
+                                  " does not name a version (found '", Trim(text),
+                                  "'); restore it or delete the dataset directory");
+  }
+  const std::string manifest_path = layout_.ManifestPath(dataset, *version);
+  auto manifest_text = ReadWholeFile(*fs_, manifest_path);
+  if (!manifest_text.ok()) {
+    return arrow::Status::IOError("dataset '", dataset, "': the committed version ",
+                                  VersionName(*version), " has no readable manifest (",
+                                  manifest_text.status().message(), ")");
+  }
+  ARROW_ASSIGN_OR_RAISE(auto manifest, VersionManifest::Parse(*manifest_text, manifest_path));
+  manifest.dataset = dataset;
+  manifest.version = *version;
+  return std::optional<VersionManifest>(std::move(manifest));
+}
+
+arrow::Result<PendingVersion> DatasetStore::Begin(const std::string& dataset) {
+  ARROW_RETURN_NOT_OK(CheckStorableName(dataset));
+  const std::string dir = layout_.DatasetDir(dataset);
+  ARROW_RETURN_NOT_OK(fs_->CreateDir(dir, /*recursive=*/true));
+  int64_t max_version = 0;
+  arrow::fs::FileSelector sel;
+  sel.base_dir = dir;
+  ARROW_ASSIGN_OR_RAISE(auto entries, fs_->GetFileInfo(sel));
+  for (const auto& e : entries) {
+    if (auto v = ParseVersionName(e.base_name())) max_version = std::max(max_version, *v);
+  }
+  PendingVersion p{dataset, max_version + 1, layout_.VersionDir(dataset, max_version + 1)};
+  ARROW_RETURN_NOT_OK(fs_->CreateDir(p.dir, /*recursive=*/false));
+  return p;
+}
+
+arrow::Status DatasetStore::Commit(const PendingVersion& p, VersionManifest manifest,
+                                   std::vector<std::string>* notes) {
+  ARROW_ASSIGN_OR_RAISE(auto previous, Current(p.dataset));
+  manifest.dataset = p.dataset;
+  manifest.version = p.version;
+  if (manifest.committed_ms == 0) {
+    manifest.committed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                std::chrono::system_clock::now().time_since_epoch())
+                                .count();
+  }
+  ARROW_RETURN_NOT_OK(
+      WriteFileAtomically(*fs_, layout_.ManifestPath(p.dataset, p.version), manifest.ToJson()));
+  // The commit point.
+  ARROW_RETURN_NOT_OK(WriteFileAtomically(*fs_, layout_.PointerPath(p.dataset),
+                                          VersionName(p.version) + "\n"));
+  arrow::Status link = ReplaceSymlink(layout_.CurrentLink(p.dataset), VersionName(p.version));
+  if (!link.ok() && notes) notes->push_back("dataset '" + p.dataset + "': " + link.message());
+  CollectGarbage(p.dataset, p.version, previous ? previous->version : 0, notes);
+  return arrow::Status::OK();
+}
+
+void DatasetStore::Abandon(const PendingVersion& p) { (void)fs_->DeleteDir(p.dir); }
+
+void DatasetStore::CollectGarbage(const std::string& dataset, int64_t keep_new,
+                                  int64_t keep_previous, std::vector<std::string>* notes) {
+  arrow::fs::FileSelector sel;
+  sel.base_dir = layout_.DatasetDir(dataset);
+  auto entries = fs_->GetFileInfo(sel);
+  if (!entries.ok()) return;
+  for (const auto& e : *entries) {
+    auto v = ParseVersionName(e.base_name());
+    if (!v || *v == keep_new || *v == keep_previous) continue;
+    // Only versions older than the new one: a newer dir belongs to nobody we know.
+    if (*v > keep_new) continue;
+    arrow::Status st = fs_->DeleteDir(e.path());
+    if (!st.ok() && notes) {
+      notes->push_back("dataset '" + dataset + "': could not delete old version " +
+                       e.base_name() + ": " + st.message());
+      return;
+    }
+  }
+  (void)CleanupTemporaries(*fs_, layout_.DatasetDir(dataset));
+}
+
+arrow::Status ReplaceSymlink(const std::string& link, const std::string& target) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path link_path(link);
+  auto status = fs::symlink_status(link_path, ec);
+  if (!ec && fs::exists(status) && !fs::is_symlink(status)) {
+    return arrow::Status::IOError(link, " exists and is not a symlink; left as is");
+  }
+  fs::path tmp = link_path.parent_path() / ("_tmp-" + UniqueToken() + "-current.inprogress");
+  fs::create_symlink(target, tmp, ec);
+  if (ec) return arrow::Status::IOError("could not create symlink ", tmp.string(), ": ", ec.message());
+  fs::rename(tmp, link_path, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    return arrow::Status::IOError("could not update symlink ", link, ": ", ec.message());
+  }
+  return arrow::Status::OK();
+}
+
+}  // namespace thund::engine::batch

@@ -1,0 +1,62 @@
+#include "engine/batch/version_manifest.h"
+
+#include <nlohmann/json.hpp>
+
+#include "engine/batch/storage_layout.h"
+
+namespace thund::engine::batch {
+
+std::string VersionManifest::Stamp() const {
+  return (version > 0 ? VersionName(version) : std::string("write")) + "@" + run_id;
+}
+
+std::string VersionManifest::ToJson() const {
+  nlohmann::json j;
+  j["format"] = "thund.version/1";
+  j["dataset"] = dataset;
+  j["version"] = version;
+  j["run_id"] = run_id;
+  j["committed_ms"] = committed_ms;
+  j["rows"] = rows;
+  j["schema"] = schema;
+  nlohmann::json files = nlohmann::json::array();
+  for (const auto& f : this->files) {
+    files.push_back({{"flow", f.flow}, {"file", f.file}, {"rows", f.rows}});
+  }
+  j["files"] = std::move(files);
+  j["once_flows"] = once_flows;
+  j["fingerprint"] = fingerprint.ToJson();
+  return j.dump(2) + "\n";
+}
+
+arrow::Result<VersionManifest> VersionManifest::Parse(const std::string& text,
+                                                      const std::string& where) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    return arrow::Status::IOError("manifest ", where, " is not valid JSON");
+  }
+  VersionManifest m;
+  try {
+    m.dataset = j.value("dataset", "");
+    m.version = j.value("version", int64_t{0});
+    m.run_id = j.value("run_id", "");
+    m.committed_ms = j.value("committed_ms", int64_t{0});
+    m.rows = j.value("rows", int64_t{0});
+    m.schema = j.value("schema", "");
+    if (j.contains("files") && j["files"].is_array()) {
+      for (const auto& f : j["files"]) {
+        m.files.push_back(
+            {f.value("flow", ""), f.value("file", ""), f.value("rows", int64_t{0})});
+      }
+    }
+    if (j.contains("once_flows") && j["once_flows"].is_array()) {
+      m.once_flows = j["once_flows"].get<std::vector<std::string>>();
+    }
+    if (j.contains("fingerprint")) m.fingerprint = Fingerprint::FromJson(j["fingerprint"]);
+  } catch (const nlohmann::json::exception& e) {
+    return arrow::Status::IOError("manifest ", where, " has an unexpected shape: ", e.what());
+  }
+  return m;
+}
+
+}  // namespace thund::engine::batch

@@ -1,0 +1,233 @@
+#include "engine/keyed/keyed_copy.h"
+
+#include <chrono>
+#include <set>
+
+#include "engine/fs/atomic_write.h"
+#include "engine/keyed/filter_placement.h"
+#include "engine/keyed/keyed_write_filter.h"
+#include "engine/keyed/ordered_parallel.h"
+#include "engine/keyed/source_scan.h"
+#include "engine/keyed/transform_runner.h"
+
+namespace thund::engine::keyed {
+namespace {
+
+using Batches = std::vector<std::shared_ptr<arrow::RecordBatch>>;
+
+// State shared by the execution shapes.
+struct Run {
+  std::shared_ptr<arrow::fs::FileSystem> fs;
+  const KeyedCopyOptions* options = nullptr;
+  KeyedEventSink on_event;
+  std::vector<Source> sources;
+  std::unique_ptr<TransformRunner> transform;
+  std::unique_ptr<KeyedWriteFilter> filter;
+  std::unique_ptr<OutputFileWriter> writer;
+  FilterPlacement placement;
+  Batches deferred;
+  int64_t rows_read = 0;
+  int64_t threads = 1;
+  int64_t batch_size = 1;
+
+  void Emit(KeyedEvent::Kind kind, std::string message) const {
+    if (on_event) on_event(KeyedEvent{kind, std::move(message)});
+  }
+
+  UnitFilter SourceFilter(const Source& s, bool use_filter) const {
+    UnitFilter uf;
+    auto it = placement.at_source.find(s.name);
+    if (it != placement.at_source.end()) {
+      uf.key_columns = it->second;
+      if (use_filter) uf.filter = filter.get();
+    }
+    return uf;
+  }
+
+  arrow::Status WriteBatch(const std::shared_ptr<arrow::RecordBatch>& batch) {
+    if (batch->num_rows() == 0) return arrow::Status::OK();
+    ARROW_ASSIGN_OR_RAISE(auto split, filter->FilterForWrite(*batch, !placement.before_write,
+                                                             "keyed write to '" +
+                                                                 options->target + "'"));
+    if (split.now->num_rows() > 0) ARROW_RETURN_NOT_OK(writer->Write(split.now));
+    if (split.deferred) deferred.push_back(split.deferred);
+    return arrow::Status::OK();
+  }
+
+  // Units of the single source, read + filtered (+ transformed) in parallel,
+  // consumed in order.
+  arrow::Status StreamUnits(bool keys_only, bool use_filter,
+                            const std::function<arrow::Status(const Batches&)>& consume) {
+    const Source& s = sources[0];
+    const UnitFilter uf = SourceFilter(s, use_filter);
+    const bool apply_transform = transform != nullptr && !keys_only;
+    return RunOrdered<UnitRows>(
+        static_cast<int64_t>(s.units.size()), threads, 2 * threads,
+        [&](int64_t i) -> arrow::Result<UnitRows> {
+          ARROW_ASSIGN_OR_RAISE(UnitRows rows, ReadSourceUnit(fs, s, s.units[i], uf, batch_size,
+                                                              keys_only));
+          if (apply_transform) {
+            for (auto& b : rows.batches) {
+              ARROW_ASSIGN_OR_RAISE(b, transform->ApplyToBatch(s.name, b));
+            }
+          }
+          return rows;
+        },
+        [&](int64_t, UnitRows rows) -> arrow::Status {
+          if (!keys_only) rows_read += rows.rows_read;
+          return consume(rows.batches);
+        });
+  }
+
+  arrow::Status Streaming() {
+    if (options->keyed.duplicates == Duplicates::kAll) {
+      // Pre-pass: which keys occur more than once among the rows to write.
+      const bool keys_only = transform == nullptr;
+      ARROW_RETURN_NOT_OK(StreamUnits(keys_only, /*use_filter=*/false, [&](const Batches& bs) {
+        for (const auto& b : bs) {
+          ARROW_RETURN_NOT_OK(filter->NoteForAll(*b, "keyed write (duplicates=all pre-pass)"));
+        }
+        return arrow::Status::OK();
+      }));
+    }
+    return StreamUnits(/*keys_only=*/false, /*use_filter=*/true, [&](const Batches& bs) {
+      for (const auto& b : bs) ARROW_RETURN_NOT_OK(WriteBatch(b));
+      return arrow::Status::OK();
+    });
+  }
+
+  arrow::Status Materialized() {
+    for (const Source& s : sources) {
+      const UnitFilter uf = SourceFilter(s, /*use_filter=*/true);
+      Batches all;
+      ARROW_RETURN_NOT_OK(RunOrdered<UnitRows>(
+          static_cast<int64_t>(s.units.size()), threads, 2 * threads,
+          [&](int64_t i) { return ReadSourceUnit(fs, s, s.units[i], uf, batch_size, false); },
+          [&](int64_t, UnitRows rows) {
+            rows_read += rows.rows_read;
+            all.insert(all.end(), rows.batches.begin(), rows.batches.end());
+            return arrow::Status::OK();
+          }));
+      ARROW_RETURN_NOT_OK(transform->Register(s.name, s.schema, std::move(all)));
+    }
+    auto drain = [&](const std::function<arrow::Status(const std::shared_ptr<arrow::RecordBatch>&)>&
+                         fn) -> arrow::Status {
+      ARROW_ASSIGN_OR_RAISE(auto reader, transform->Stream());
+      while (true) {
+        ARROW_ASSIGN_OR_RAISE(auto batch, reader->Next());
+        if (!batch) return arrow::Status::OK();
+        ARROW_RETURN_NOT_OK(fn(batch));
+      }
+    };
+    if (options->keyed.duplicates == Duplicates::kAll) {
+      ARROW_RETURN_NOT_OK(drain([&](const std::shared_ptr<arrow::RecordBatch>& b) {
+        return filter->NoteForAll(*b, "keyed write (duplicates=all pre-pass)");
+      }));
+    }
+    return drain([&](const std::shared_ptr<arrow::RecordBatch>& b) { return WriteBatch(b); });
+  }
+};
+
+arrow::Status CheckSources(const KeyedCopyOptions& o) {
+  if (o.sources.empty()) return arrow::Status::Invalid("copy: no source given");
+  if (o.target.empty()) return arrow::Status::Invalid("copy: no target directory given");
+  if (o.sources.size() > 1 && o.transform_sql.empty()) {
+    return arrow::Status::Invalid(
+        "copy: several sources need a transform that combines them (a join or a union)");
+  }
+  std::set<std::string> names;
+  for (const auto& s : o.sources) {
+    if (s.name.empty()) return arrow::Status::Invalid("copy: a source has an empty name");
+    if (!names.insert(s.name).second) {
+      return arrow::Status::Invalid("copy: two sources are named '", s.name, "'");
+    }
+  }
+  return arrow::Status::OK();
+}
+
+}  // namespace
+
+arrow::Result<KeyedCopyResult> RunKeyedCopy(const std::shared_ptr<arrow::fs::FileSystem>& fs,
+                                            const KeyedCopyOptions& options,
+                                            const KeyedEventSink& on_event) {
+  const auto start = std::chrono::steady_clock::now();
+  ARROW_RETURN_NOT_OK(options.keyed.Validate());
+  ARROW_RETURN_NOT_OK(CheckSources(options));
+  Run run;
+  run.fs = fs;
+  run.options = &options;
+  run.on_event = on_event;
+  run.threads = options.keyed.EffectiveThreads();
+  run.batch_size = options.keyed.EffectiveBatchSize();
+
+  std::vector<std::pair<std::string, std::shared_ptr<arrow::Schema>>> schemas;
+  std::vector<SourceSchema> source_schemas;
+  for (const auto& cs : options.sources) {
+    ARROW_ASSIGN_OR_RAISE(Source s, OpenSource(fs, cs.name, cs.path, cs.format, run.threads));
+    schemas.emplace_back(s.name, s.schema);
+    source_schemas.push_back(SourceSchema{s.name, s.schema});
+    run.sources.push_back(std::move(s));
+  }
+  std::shared_ptr<arrow::Schema> written = run.sources[0].schema;
+  if (!options.transform_sql.empty()) {
+    ARROW_ASSIGN_OR_RAISE(run.transform, TransformRunner::Make(options.transform_sql, run.threads));
+    ARROW_ASSIGN_OR_RAISE(written, run.transform->OutputSchema(schemas));
+  }
+
+  ARROW_ASSIGN_OR_RAISE(auto target_info, fs->GetFileInfo(options.target));
+  if (target_info.IsFile()) {
+    return arrow::Status::Invalid("target '", options.target,
+                                  "' is a file; a keyed write needs a directory of files");
+  }
+  ARROW_ASSIGN_OR_RAISE(int removed, CleanupTemporaries(*fs, options.target));
+  if (removed > 0) {
+    run.Emit(KeyedEvent::Kind::kCleanup,
+             "removed " + std::to_string(removed) +
+                 " partial file(s) left in '" + options.target + "' by an interrupted write");
+  }
+  ARROW_ASSIGN_OR_RAISE(run.filter, KeyedWriteFilter::Make(options.keyed, *written, fs,
+                                                           options.target, on_event));
+  ARROW_ASSIGN_OR_RAISE(run.placement, PlanFilterPlacement(options.transform_sql,
+                                                           run.filter->spec().names,
+                                                           source_schemas));
+  const bool streaming = options.transform_sql.empty() || run.placement.row_wise;
+  int64_t source_rows = 0;
+  for (const auto& s : run.sources) source_rows += s.known_rows;
+  run.filter->ExpectNewKeys(source_rows - run.filter->target().keys);
+  run.Emit(KeyedEvent::Kind::kPlacement,
+           run.placement.explanation + (streaming ? " [streaming]" : " [materialized]"));
+
+  OutputOptions out = options.output;
+  out.threads = run.threads;
+  ARROW_ASSIGN_OR_RAISE(run.writer, OutputFileWriter::Make(fs, options.target, out, written));
+  if (on_event) {
+    run.writer->set_on_commit([on_event](const std::string& path, int64_t rows) {
+      on_event(KeyedEvent{KeyedEvent::Kind::kCommitted,
+                          path + " (" + std::to_string(rows) + " rows)"});
+    });
+  }
+  ARROW_RETURN_NOT_OK(streaming ? run.Streaming() : run.Materialized());
+  if (!run.deferred.empty()) {
+    int64_t rows = 0;
+    for (const auto& b : run.deferred) rows += b->num_rows();
+    run.Emit(KeyedEvent::Kind::kDeferred,
+             std::to_string(rows) + " rows of keys that repeat are written as one final file");
+    ARROW_RETURN_NOT_OK(run.writer->Flush());
+    ARROW_RETURN_NOT_OK(run.writer->WriteOneFile(std::move(run.deferred)));
+  }
+  ARROW_RETURN_NOT_OK(run.writer->Finish());
+
+  KeyedCopyResult result;
+  result.counts = run.filter->counts();
+  result.counts.rows_read = run.rows_read;
+  result.counts.rows_written = run.writer->rows_committed();
+  result.files_written = run.writer->files_committed();
+  result.key_set_bytes = run.filter->MemoryBytes();
+  result.target_keys = run.filter->target().keys;
+  result.placement = run.placement.explanation;
+  result.shape = streaming ? "streaming" : "materialized";
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace thund::engine::keyed

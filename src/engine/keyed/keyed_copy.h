@@ -1,0 +1,67 @@
+// RunKeyedCopy: the whole keyed write for `thund copy` and for C++ callers:
+// sources (files) -> source-side filter -> optional transform (DuckDB SQL) ->
+// write-side filter -> atomically committed files in the target directory.
+//
+//   KeyedCopyOptions o;
+//   o.sources = {{"src", "/data/in/*.parquet"}};
+//   o.target = "/data/out";
+//   o.keyed.keys = {"id"};
+//   ARROW_ASSIGN_OR_RAISE(auto result, RunKeyedCopy(fs, o, on_event));
+//
+// Execution shapes (reported in a kPlacement event):
+//   * streaming: no transform, or a row-wise one over a single source. Units (a
+//     Parquet row group / a CSV or JSON file) are read, filtered and transformed
+//     on `threads` threads and written in input order; memory is bounded by
+//     a few units in flight plus the key sets.
+//   * materialized: any other query (joins, unions, aggregations, ...). Each
+//     source is read (filtered right after reading when the placement allows)
+//     into memory and registered in DuckDB; the query's rows stream to the
+//     writer.
+// A rerun after a crash continues where the committed files stop (see
+// docs/keyed-writes.md for the exact guarantee).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <arrow/filesystem/filesystem.h>
+#include <arrow/result.h>
+
+#include "engine/keyed/file_format.h"
+#include "engine/keyed/keyed_events.h"
+#include "engine/keyed/keyed_options.h"
+#include "engine/keyed/output_file_writer.h"
+
+namespace thund::engine::keyed {
+
+struct CopySource {
+  std::string name = "src";            // the name the transform's SQL uses
+  std::string path;                    // a file, a directory or a glob
+  std::optional<FileFormat> format;    // default: from each file's extension
+};
+
+struct KeyedCopyOptions {
+  std::vector<CopySource> sources;  // one or more (more needs a transform)
+  std::string target;               // directory of output files
+  std::string transform_sql;        // optional DuckDB SELECT over the sources
+  KeyedWriteOptions keyed;
+  OutputOptions output;             // output.threads is set from keyed.threads
+};
+
+struct KeyedCopyResult {
+  KeyedCounts counts;
+  int64_t files_written = 0;
+  int64_t key_set_bytes = 0;     // target + run key sets
+  int64_t target_keys = 0;
+  std::string placement;         // where the filter ran, and why
+  std::string shape;             // "streaming" | "materialized"
+  double seconds = 0;
+};
+
+arrow::Result<KeyedCopyResult> RunKeyedCopy(const std::shared_ptr<arrow::fs::FileSystem>& fs,
+                                            const KeyedCopyOptions& options,
+                                            const KeyedEventSink& on_event = {});
+
+}  // namespace thund::engine::keyed

@@ -1,0 +1,108 @@
+#include "engine/keyed/keyed_options.h"
+
+#include <algorithm>
+#include <thread>
+#include <unordered_set>
+
+namespace thund::engine::keyed {
+
+const char* Name(Duplicates d) { return d == Duplicates::kFirst ? "first" : "all"; }
+const char* Name(NullKeys n) { return n == NullKeys::kError ? "error" : "drop"; }
+const char* Name(KeyMatch m) { return m == KeyMatch::kExact ? "exact" : "hash"; }
+
+arrow::Result<Duplicates> ParseDuplicates(const std::string& text) {
+  if (text.empty() || text == "first") return Duplicates::kFirst;
+  if (text == "all") return Duplicates::kAll;
+  return arrow::Status::Invalid("duplicates: '", text, "' is not a policy; use 'first' or 'all'");
+}
+
+arrow::Result<NullKeys> ParseNullKeys(const std::string& text) {
+  if (text.empty() || text == "error") return NullKeys::kError;
+  if (text == "drop") return NullKeys::kDrop;
+  return arrow::Status::Invalid("null_keys: '", text, "' is not a policy; use 'error' or 'drop'");
+}
+
+arrow::Result<KeyMatch> ParseKeyMatch(const std::string& text) {
+  if (text.empty() || text == "exact") return KeyMatch::kExact;
+  if (text == "hash") return KeyMatch::kHash;
+  return arrow::Status::Invalid("key_match: '", text, "' is not a mode; use 'exact' or 'hash'");
+}
+
+namespace {
+
+arrow::Status CheckPositive(const char* name, const std::optional<int64_t>& value,
+                            const char* what) {
+  if (value && *value <= 0) {
+    return arrow::Status::Invalid(name, " must be > 0 (", what, "), got ", *value,
+                                  "; leave it unset for the default");
+  }
+  return arrow::Status::OK();
+}
+
+}  // namespace
+
+arrow::Status KeyedWriteOptions::Validate() const {
+  if (keys.empty()) {
+    return arrow::Status::Invalid(
+        "checkpoint keys: the key list is empty; name one or more columns that identify a row");
+  }
+  std::unordered_set<std::string> seen;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (keys[i].empty()) {
+      return arrow::Status::Invalid("checkpoint keys: key #", i + 1,
+                                    " is an empty column name");
+    }
+    if (!seen.insert(keys[i]).second) {
+      return arrow::Status::Invalid("checkpoint keys: column '", keys[i],
+                                    "' is listed twice; list each key column once");
+    }
+  }
+  ARROW_RETURN_NOT_OK(CheckPositive("buckets", buckets, "shards of the key set"));
+  ARROW_RETURN_NOT_OK(CheckPositive("threads", threads, "worker threads"));
+  ARROW_RETURN_NOT_OK(CheckPositive("batch_size", batch_size, "rows per filter batch"));
+  if (threads && *threads > 1024) {
+    return arrow::Status::Invalid("threads must be <= 1024, got ", *threads);
+  }
+  if (buckets && *buckets > (1 << 20)) {
+    return arrow::Status::Invalid("buckets must be <= 1048576, got ", *buckets);
+  }
+  return arrow::Status::OK();
+}
+
+int64_t KeyedWriteOptions::EffectiveThreads() const {
+  if (threads) return *threads;
+  return std::max<int64_t>(1, static_cast<int64_t>(std::thread::hardware_concurrency()));
+}
+
+int64_t KeyedWriteOptions::EffectiveBuckets() const {
+  if (buckets) return *buckets;
+  int64_t want = 4 * EffectiveThreads();
+  int64_t b = 1;
+  while (b < want) b <<= 1;
+  return b;
+}
+
+int64_t KeyedWriteOptions::EffectiveBatchSize() const {
+  return batch_size ? *batch_size : kDefaultBatchSize;
+}
+
+arrow::Result<KeyedWriteOptions> KeyedWriteOptions::FromIr(const KeyedWrite& ir,
+                                                           const std::string& where) {
+  KeyedWriteOptions o;
+  o.keys = ir.keys;
+  auto set = [](int64_t v) { return v == 0 ? std::optional<int64_t>() : std::optional(v); };
+  o.buckets = set(ir.buckets);
+  o.threads = set(ir.threads);
+  o.batch_size = set(ir.batch_size);
+  auto add_where = [&](const arrow::Status& st) {
+    return st.WithMessage(where, ": ", st.message());
+  };
+  auto dup = ParseDuplicates(ir.duplicates);
+  if (!dup.ok()) return add_where(dup.status());
+  o.duplicates = *dup;
+  arrow::Status st = o.Validate();
+  if (!st.ok()) return add_where(st);
+  return o;
+}
+
+}  // namespace thund::engine::keyed

@@ -1,0 +1,76 @@
+// Options of a key-checkpointed write (DESIGN.md §2 "Sinks", issue 6).
+//
+// A key-checkpointed write skips every row whose key is already present in the
+// target's files, so a job that died half way resumes where it stopped. This
+// header holds the knobs and their validation; see docs/keyed-writes.md for the
+// semantics and keyed_write_filter.h for the engine API.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <arrow/result.h>
+#include <arrow/status.h>
+
+#include "thund/ir.h"
+
+namespace thund::engine::keyed {
+
+// Rows whose key repeats within the rows being written (not in the target).
+enum class Duplicates {
+  kFirst,  // write the first row per key (in output order); count the rest as skipped
+  kAll,    // write every row of the key
+};
+
+// Rows with a NULL in any key column.
+enum class NullKeys {
+  kError,  // fail the write, naming the input and row (default: a key identifies a row)
+  kDrop,   // drop the row and count it (rows_null_key)
+};
+
+// How keys are held in memory.
+enum class KeyMatch {
+  kExact,  // the key's own bytes (fixed-width keys packed into 8 or 16 bytes): never wrong
+  kHash,   // a 128-bit hash per key: smallest; two different keys with equal hashes
+           // count as one (probability ~ n^2 / 2^129: 5e-23 for 189M keys). Opt-in only.
+};
+
+const char* Name(Duplicates d);
+const char* Name(NullKeys n);
+const char* Name(KeyMatch m);
+arrow::Result<Duplicates> ParseDuplicates(const std::string& text);
+arrow::Result<NullKeys> ParseNullKeys(const std::string& text);
+arrow::Result<KeyMatch> ParseKeyMatch(const std::string& text);
+
+struct KeyedWriteOptions {
+  // Key columns, in order (one or more; names as in the rows being written).
+  std::vector<std::string> keys;
+  // Shards of the key set (each with its own lock and table).
+  // Unset = derived: the smallest power of two >= 4 x threads.
+  std::optional<int64_t> buckets;
+  // Threads used to load target keys, read, filter and write. Unset = the machine's cores.
+  std::optional<int64_t> threads;
+  // Rows per filter batch (input is sliced to at most this many rows). Unset = 65536.
+  std::optional<int64_t> batch_size;
+  Duplicates duplicates = Duplicates::kFirst;
+  NullKeys null_keys = NullKeys::kError;
+  KeyMatch match = KeyMatch::kExact;
+
+  static constexpr int64_t kDefaultBatchSize = 65536;
+
+  // Checks every field; the error names the option and says what to do.
+  // A set buckets/threads/batch_size must be > 0.
+  arrow::Status Validate() const;
+
+  int64_t EffectiveThreads() const;
+  int64_t EffectiveBuckets() const;
+  int64_t EffectiveBatchSize() const;
+
+  // From the IR (Dataset::keyed_write), where 0 means unset and negatives are
+  // errors. `where` names the dataset in errors.
+  static arrow::Result<KeyedWriteOptions> FromIr(const KeyedWrite& ir, const std::string& where);
+};
+
+}  // namespace thund::engine::keyed

@@ -1,0 +1,253 @@
+#include "engine/keyed/keyed_write_filter.h"
+
+#include <cstdio>
+
+#include <arrow/array/builder_primitive.h>
+#include <arrow/compute/api_vector.h>
+#include <arrow/datum.h>
+
+#include "engine/keyed/memory_pool.h"
+
+namespace thund::engine::keyed {
+namespace {
+
+std::string Fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.*f", digits, v);
+  return buf;
+}
+
+std::vector<std::shared_ptr<arrow::Array>> Columns(const arrow::RecordBatch& batch,
+                                                   const std::vector<int>& indices) {
+  std::vector<std::shared_ptr<arrow::Array>> out;
+  for (int i : indices) out.push_back(batch.column(i));
+  return out;
+}
+
+}  // namespace
+
+arrow::Result<std::shared_ptr<arrow::RecordBatch>> KeepRows(const arrow::RecordBatch& batch,
+                                                            const std::vector<uint8_t>& keep,
+                                                            int64_t kept) {
+  if (kept == batch.num_rows()) {
+    return arrow::RecordBatch::Make(batch.schema(), batch.num_rows(), batch.columns());
+  }
+  if (kept == 0) return batch.Slice(0, 0);
+  arrow::BooleanBuilder builder(KeyedMemoryPool());
+  ARROW_RETURN_NOT_OK(builder.Reserve(batch.num_rows()));
+  for (int64_t i = 0; i < batch.num_rows(); ++i) builder.UnsafeAppend(keep[i] != 0);
+  ARROW_ASSIGN_OR_RAISE(auto mask, builder.Finish());
+  auto shared = arrow::RecordBatch::Make(batch.schema(), batch.num_rows(), batch.columns());
+  ARROW_ASSIGN_OR_RAISE(auto filtered,
+                        arrow::compute::Filter(arrow::Datum(shared), arrow::Datum(mask),
+                                               arrow::compute::FilterOptions::Defaults(),
+                                               KeyedExecContext()));
+  return filtered.record_batch();
+}
+
+KeyedWriteFilter::KeyedWriteFilter(KeyedWriteOptions options, KeySpec spec, TargetKeys target)
+    : options_(std::move(options)), spec_(std::move(spec)), target_(std::move(target)) {
+  const int64_t buckets = options_.EffectiveBuckets();
+  if (options_.duplicates == Duplicates::kFirst) {
+    written_ = KeySet::Make(spec_.storage, buckets);
+  } else {
+    seen_ = KeySet::Make(spec_.storage, buckets);
+    repeated_ = KeySet::Make(spec_.storage, buckets);
+  }
+}
+
+arrow::Result<std::unique_ptr<KeyedWriteFilter>> KeyedWriteFilter::Make(
+    const KeyedWriteOptions& options, const arrow::Schema& written_schema,
+    std::shared_ptr<arrow::fs::FileSystem> fs, const std::string& target_dir,
+    const KeyedEventSink& on_event) {
+  ARROW_RETURN_NOT_OK(options.Validate());
+  ARROW_ASSIGN_OR_RAISE(KeySpec spec, KeySpec::Make(written_schema, options.keys, options.match,
+                                                    "keyed write to '" + target_dir + "'"));
+  ARROW_ASSIGN_OR_RAISE(TargetKeys target, LoadTargetKeys(fs, target_dir, spec, options));
+  auto emit = [&](KeyedEvent::Kind kind, std::string message) {
+    if (on_event) on_event(KeyedEvent{kind, std::move(message)});
+  };
+  if (!target.target_exists) {
+    emit(KeyedEvent::Kind::kTargetMissing,
+         "target '" + target_dir + "' does not exist yet: no row is skipped");
+  } else if (target.rows == 0) {
+    emit(KeyedEvent::Kind::kTargetEmpty, "target '" + target_dir + "' holds no rows (" +
+                                             std::to_string(target.files) +
+                                             " data files): no row is skipped");
+  } else {
+    const double per_key =
+        target.keys > 0 ? static_cast<double>(target.memory_bytes) / static_cast<double>(target.keys)
+                        : 0.0;
+    std::string msg = "loaded " + std::to_string(target.keys) + " keys [" + spec.ToString() +
+                      "] from " + std::to_string(target.files) + " files of '" + target_dir +
+                      "' in " + Fixed(target.seconds, 2) + " s; key set " +
+                      std::to_string(target.memory_bytes) + " bytes (" + Fixed(per_key, 1) +
+                      " bytes/key, " + std::to_string(options.EffectiveBuckets()) + " buckets)";
+    if (target.null_rows > 0) {
+      msg += "; " + std::to_string(target.null_rows) + " target rows with a NULL key ignored";
+    }
+    emit(KeyedEvent::Kind::kTargetLoaded, std::move(msg));
+  }
+  return std::unique_ptr<KeyedWriteFilter>(
+      new KeyedWriteFilter(options, std::move(spec), std::move(target)));
+}
+
+arrow::Status KeyedWriteFilter::Encode(
+    const std::vector<std::shared_ptr<arrow::Array>>& key_arrays, const std::string& where,
+    EncodedKeys* keys) const {
+  if (key_arrays.size() != spec_.names.size()) {
+    return arrow::Status::Invalid(where, ": expected ", spec_.names.size(), " key columns, got ",
+                                  key_arrays.size());
+  }
+  arrow::FieldVector fields;
+  for (size_t k = 0; k < key_arrays.size(); ++k) {
+    fields.push_back(arrow::field(spec_.names[k], key_arrays[k]->type()));
+  }
+  const int64_t n = key_arrays.empty() ? 0 : key_arrays[0]->length();
+  auto batch = arrow::RecordBatch::Make(arrow::schema(fields), n, key_arrays);
+  std::vector<int> all(key_arrays.size());
+  for (size_t k = 0; k < all.size(); ++k) all[k] = static_cast<int>(k);
+  ARROW_ASSIGN_OR_RAISE(auto cast, CastKeyColumns(spec_, *batch, all, where));
+  arrow::Status st = EncodeKeys(spec_, cast, keys);
+  return st.ok() ? st : st.WithMessage(where, ": ", st.message());
+}
+
+arrow::Status KeyedWriteFilter::CheckNulls(const EncodedKeys& keys, const std::string& where,
+                                           int64_t first_row) const {
+  if (keys.null_count == 0 || options_.null_keys == NullKeys::kDrop) return arrow::Status::OK();
+  int64_t row = 0;
+  while (!keys.is_null[row]) ++row;
+  std::string names;
+  for (size_t k = 0; k < spec_.names.size(); ++k) names += (k > 0 ? ", " : "") + spec_.names[k];
+  return arrow::Status::Invalid(
+      where, " row ", first_row + row + 1, ": a key column (", names, ") is NULL (", keys.null_count,
+      " such rows in this batch); a checkpoint key must identify its row. Fix or filter these "
+      "rows (e.g. --transform \"... WHERE key IS NOT NULL\"), or drop them with --null-keys drop");
+}
+
+arrow::Result<int64_t> KeyedWriteFilter::SelectNew(
+    const std::vector<std::shared_ptr<arrow::Array>>& key_arrays, const std::string& where,
+    int64_t first_row, std::vector<uint8_t>* keep) const {
+  EncodedKeys keys;
+  ARROW_RETURN_NOT_OK(Encode(key_arrays, where, &keys));
+  keep->assign(static_cast<size_t>(keys.length), 0);
+  return SelectNewEncoded(keys, where, first_row, keep->data());
+}
+
+arrow::Result<int64_t> KeyedWriteFilter::SelectNewEncoded(const EncodedKeys& keys,
+                                                          const std::string& where,
+                                                          int64_t first_row, uint8_t* keep) const {
+  ARROW_RETURN_NOT_OK(CheckNulls(keys, where, first_row));
+  target_.set->Contains(keys, keep);
+  int64_t kept = 0, existing = 0;
+  for (int64_t i = 0; i < keys.length; ++i) {
+    existing += keep[i];
+    keep[i] = !keep[i] && !keys.is_null[i];
+    kept += keep[i];
+  }
+  skipped_existing_ += existing;
+  null_keys_ += keys.null_count;
+  return kept;
+}
+
+arrow::Result<std::shared_ptr<arrow::RecordBatch>> KeyedWriteFilter::DropExisting(
+    const arrow::RecordBatch& batch, const std::vector<int>& key_columns,
+    const std::string& where, int64_t first_row) const {
+  std::vector<uint8_t> keep;
+  ARROW_ASSIGN_OR_RAISE(int64_t kept,
+                        SelectNew(Columns(batch, key_columns), where, first_row, &keep));
+  return KeepRows(batch, keep, kept);
+}
+
+void KeyedWriteFilter::ExpectNewKeys(int64_t new_keys) {
+  if (new_keys <= 0) return;
+  for (auto* s : {written_.get(), seen_.get()}) {
+    if (s != nullptr) s->Reserve(new_keys);
+  }
+}
+
+arrow::Status KeyedWriteFilter::NoteForAll(const arrow::RecordBatch& batch,
+                                           const std::string& where) {
+  if (options_.duplicates != Duplicates::kAll) return arrow::Status::OK();
+  ARROW_ASSIGN_OR_RAISE(auto indices, spec_.Resolve(*batch.schema(), where));
+  EncodedKeys keys;
+  ARROW_RETURN_NOT_OK(Encode(Columns(batch, indices), where, &keys));
+  std::vector<uint8_t> in_target(static_cast<size_t>(keys.length), 0);
+  target_.set->Contains(keys, in_target.data());
+  std::vector<uint8_t> candidate(in_target.size()), first(in_target.size());
+  for (size_t i = 0; i < in_target.size(); ++i) candidate[i] = !in_target[i];
+  seen_->InsertIfAbsent(keys, candidate.data(), first.data());
+  for (size_t i = 0; i < in_target.size(); ++i) candidate[i] = candidate[i] && !first[i];
+  repeated_->Insert(keys, candidate.data());
+  return arrow::Status::OK();
+}
+
+arrow::Result<KeyedWriteFilter::WriteSplit> KeyedWriteFilter::FilterForWrite(
+    const arrow::RecordBatch& batch, bool target_checked, const std::string& where) {
+  ARROW_ASSIGN_OR_RAISE(auto indices, spec_.Resolve(*batch.schema(), where));
+  EncodedKeys keys;
+  ARROW_RETURN_NOT_OK(Encode(Columns(batch, indices), where, &keys));
+  ARROW_RETURN_NOT_OK(CheckNulls(keys, where + " (output)", write_rows_));
+  write_rows_ += keys.length;
+  const size_t n = static_cast<size_t>(keys.length);
+  std::vector<uint8_t> keep(n, 1);
+  if (!target_checked) {
+    std::vector<uint8_t> in_target(n, 0);
+    target_.set->Contains(keys, in_target.data());
+    int64_t existing = 0;
+    for (size_t i = 0; i < n; ++i) {
+      existing += in_target[i];
+      keep[i] = !in_target[i];
+    }
+    skipped_existing_ += existing;
+  }
+  // NULL keys here (null_keys=drop) were not dropped at a source: count them now.
+  for (size_t i = 0; i < n; ++i) keep[i] = keep[i] && !keys.is_null[i];
+  null_keys_ += keys.null_count;
+  WriteSplit split;
+  std::vector<uint8_t> later(n, 0);
+  int64_t now = 0, deferred = 0;
+  if (options_.duplicates == Duplicates::kFirst) {
+    std::vector<uint8_t> first(n, 0);
+    written_->InsertIfAbsent(keys, keep.data(), first.data());
+    int64_t dups = 0;
+    for (size_t i = 0; i < n; ++i) {
+      dups += keep[i] && !first[i];
+      keep[i] = first[i];
+      now += keep[i];
+    }
+    skipped_duplicate_ += dups;
+  } else {
+    std::vector<uint8_t> repeated(n, 0);
+    repeated_->Contains(keys, repeated.data());
+    for (size_t i = 0; i < n; ++i) {
+      later[i] = keep[i] && repeated[i];
+      keep[i] = keep[i] && !repeated[i];
+      now += keep[i];
+      deferred += later[i];
+    }
+  }
+  ARROW_ASSIGN_OR_RAISE(split.now, KeepRows(batch, keep, now));
+  if (deferred > 0) {
+    ARROW_ASSIGN_OR_RAISE(split.deferred, KeepRows(batch, later, deferred));
+  }
+  return split;
+}
+
+KeyedCounts KeyedWriteFilter::counts() const {
+  KeyedCounts c;
+  c.rows_skipped_existing = skipped_existing_.load();
+  c.rows_skipped_duplicate = skipped_duplicate_.load();
+  c.rows_null_key = null_keys_.load();
+  return c;
+}
+
+int64_t KeyedWriteFilter::MemoryBytes() const {
+  int64_t n = target_.set->MemoryBytes();
+  for (const auto* s : {written_.get(), seen_.get(), repeated_.get()}) {
+    if (s != nullptr) n += s->MemoryBytes();
+  }
+  return n;
+}
+
+}  // namespace thund::engine::keyed

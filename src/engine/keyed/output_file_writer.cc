@@ -1,0 +1,202 @@
+#include "engine/keyed/output_file_writer.h"
+
+#include <cstdio>
+
+#include <arrow/csv/writer.h>
+#include <arrow/ipc/writer.h>
+#include <arrow/io/interfaces.h>
+#include <parquet/arrow/writer.h>
+#include <parquet/properties.h>
+
+#include "engine/fs/atomic_write.h"
+#include "engine/keyed/memory_pool.h"
+#include "engine/keyed/ndjson_writer.h"
+
+namespace thund::engine::keyed {
+namespace {
+
+arrow::Status Encode(FileFormat format, const arrow::Schema& schema, int64_t row_group_rows,
+                     const std::vector<std::shared_ptr<arrow::RecordBatch>>& batches,
+                     arrow::io::OutputStream* out) {
+  // The stream is owned (and closed) by WriteFileAtomically.
+  std::shared_ptr<arrow::io::OutputStream> sink(out, [](arrow::io::OutputStream*) {});
+  switch (format) {
+    case FileFormat::kParquet: {
+      // Dictionary encoding pays off for repetitive strings; for numbers and
+      // times it mostly costs a hash table per column chunk, so only string
+      // and binary columns try it.
+      parquet::WriterProperties::Builder builder;
+      builder.compression(arrow::Compression::SNAPPY)->max_row_group_length(row_group_rows);
+      for (const auto& field : schema.fields()) {
+        const auto id = field->type()->id();
+        const bool stringy = id == arrow::Type::STRING || id == arrow::Type::LARGE_STRING ||
+                             id == arrow::Type::BINARY || id == arrow::Type::LARGE_BINARY ||
+                             id == arrow::Type::STRING_VIEW || id == arrow::Type::DICTIONARY;
+        if (!stringy && field->type()->num_fields() == 0) builder.disable_dictionary(field->name());
+      }
+      auto props = builder.build();
+      auto arrow_props = parquet::ArrowWriterProperties::Builder().store_schema()->build();
+      ARROW_ASSIGN_OR_RAISE(auto writer,
+                            parquet::arrow::FileWriter::Open(schema, KeyedMemoryPool(),
+                                                             sink, props, arrow_props));
+      for (const auto& b : batches) ARROW_RETURN_NOT_OK(writer->WriteRecordBatch(*b));
+      return writer->Close();
+    }
+    case FileFormat::kCsv: {
+      ARROW_ASSIGN_OR_RAISE(auto writer, arrow::csv::MakeCSVWriter(
+                                             sink, std::make_shared<arrow::Schema>(schema),
+                                             arrow::csv::WriteOptions::Defaults()));
+      for (const auto& b : batches) ARROW_RETURN_NOT_OK(writer->WriteRecordBatch(*b));
+      return writer->Close();
+    }
+    case FileFormat::kJson:
+      for (const auto& b : batches) ARROW_RETURN_NOT_OK(WriteNdjson(*b, out));
+      return arrow::Status::OK();
+  }
+  return arrow::Status::Invalid("unknown output format");
+}
+
+}  // namespace
+
+OutputFileWriter::OutputFileWriter(std::shared_ptr<arrow::fs::FileSystem> fs, std::string dir,
+                                   OutputOptions options, std::shared_ptr<arrow::Schema> schema)
+    : fs_(std::move(fs)),
+      dir_(std::move(dir)),
+      options_(std::move(options)),
+      schema_(std::move(schema)),
+      token_(UniqueToken()) {
+  for (int64_t t = 0; t < options_.threads; ++t) workers_.emplace_back([this] { WorkerLoop(); });
+}
+
+arrow::Result<std::unique_ptr<OutputFileWriter>> OutputFileWriter::Make(
+    std::shared_ptr<arrow::fs::FileSystem> fs, std::string dir, OutputOptions options,
+    std::shared_ptr<arrow::Schema> schema) {
+  if (options.rows_per_file <= 0 || options.row_group_rows <= 0 || options.threads <= 0) {
+    return arrow::Status::Invalid("output: rows_per_file, row_group_rows and threads must be > 0");
+  }
+  auto st = fs->CreateDir(dir, /*recursive=*/true);
+  if (!st.ok()) return st.WithMessage("creating target directory '", dir, "': ", st.message());
+  return std::unique_ptr<OutputFileWriter>(
+      new OutputFileWriter(std::move(fs), std::move(dir), std::move(options), std::move(schema)));
+}
+
+OutputFileWriter::~OutputFileWriter() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    closing_ = true;
+  }
+  cv_.notify_all();
+  for (auto& t : workers_) {
+    if (t.joinable()) t.join();
+  }
+}
+
+arrow::Status OutputFileWriter::Write(const std::shared_ptr<arrow::RecordBatch>& batch) {
+  int64_t offset = 0;
+  while (offset < batch->num_rows()) {
+    const int64_t take =
+        std::min(batch->num_rows() - offset, options_.rows_per_file - buffered_rows_);
+    buffer_.push_back(take == batch->num_rows() ? batch : batch->Slice(offset, take));
+    buffered_rows_ += take;
+    offset += take;
+    if (buffered_rows_ == options_.rows_per_file) ARROW_RETURN_NOT_OK(Flush());
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  return error_;
+}
+
+arrow::Status OutputFileWriter::Flush() {
+  if (buffered_rows_ == 0) return arrow::Status::OK();
+  auto batches = std::move(buffer_);
+  buffer_.clear();
+  const int64_t rows = buffered_rows_;
+  buffered_rows_ = 0;
+  return Submit(std::move(batches), rows);
+}
+
+arrow::Status OutputFileWriter::WriteOneFile(
+    std::vector<std::shared_ptr<arrow::RecordBatch>> batches) {
+  int64_t rows = 0;
+  for (const auto& b : batches) rows += b->num_rows();
+  if (rows == 0) return arrow::Status::OK();
+  return Submit(std::move(batches), rows);
+}
+
+arrow::Status OutputFileWriter::Submit(std::vector<std::shared_ptr<arrow::RecordBatch>> batches,
+                                       int64_t rows) {
+  char seq[32];
+  std::snprintf(seq, sizeof(seq), "%06lld", static_cast<long long>(next_seq_++));
+  Job job;
+  job.path = dir_ + "/" + options_.prefix + "-" + token_ + "-" + seq + ExtensionOf(options_.format);
+  job.batches = std::move(batches);
+  job.rows = rows;
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [&] {
+    return !error_.ok() || static_cast<int64_t>(queue_.size()) < options_.threads;
+  });
+  if (!error_.ok()) return error_;
+  queue_.push_back(std::move(job));
+  cv_.notify_all();
+  return arrow::Status::OK();
+}
+
+arrow::Status OutputFileWriter::EncodeAndCommit(const Job& job) {
+  return WriteFileAtomically(*fs_, job.path, [&](arrow::io::OutputStream* out) {
+    return Encode(options_.format, *schema_, options_.row_group_rows, job.batches, out);
+  });
+}
+
+void OutputFileWriter::WorkerLoop() {
+  while (true) {
+    Job job;
+    bool failed = false;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [&] { return closing_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // closing and drained
+      job = std::move(queue_.front());
+      queue_.pop_front();
+      ++running_;
+      failed = !error_.ok();
+    }
+    // After a failure no further file is committed (a later file must not
+    // appear while an earlier one is missing, so counts stay explainable).
+    arrow::Status st = failed ? arrow::Status::OK() : EncodeAndCommit(job);
+    if (st.ok() && !failed && on_commit_) on_commit_(job.path, job.rows);
+    std::lock_guard<std::mutex> lock(mu_);
+    --running_;
+    if (!st.ok() && error_.ok()) error_ = st;
+    if (st.ok() && !failed) {
+      rows_committed_ += job.rows;
+      ++files_committed_;
+    }
+    cv_.notify_all();
+  }
+}
+
+arrow::Status OutputFileWriter::Finish() {
+  ARROW_RETURN_NOT_OK(Flush());
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return queue_.empty() && running_ == 0; });
+    closing_ = true;
+  }
+  cv_.notify_all();
+  for (auto& t : workers_) {
+    if (t.joinable()) t.join();
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  return error_;
+}
+
+int64_t OutputFileWriter::rows_committed() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return rows_committed_;
+}
+
+int64_t OutputFileWriter::files_committed() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return files_committed_;
+}
+
+}  // namespace thund::engine::keyed

@@ -1,0 +1,52 @@
+// Internal to filter_placement.cc: what a query's output columns are made of,
+// read from DuckDB's parse tree (json_serialize_sql). Not public API.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/keyed/filter_placement.h"
+
+namespace thund::engine::keyed::placement_internal {
+
+using Json = nlohmann::ordered_json;
+
+std::string Lower(std::string s);
+
+// Where an output column's values come from: plain copies of source columns.
+struct Origin {
+  std::string source;  // as given in SourceSchema::name
+  std::string column;  // the source's spelling
+};
+struct OutColumn {
+  std::string name;
+  bool plain = false;          // a copy of source column(s) (no computation)
+  std::vector<Origin> origins;  // one per UNION branch it came through
+};
+// A relation in scope: its columns, or opaque (unknown columns, nothing plain).
+struct Relation {
+  std::string alias;
+  bool preserved = true;  // rows reach the output unchanged (not null-supplied)
+  bool visible = true;    // columns visible to the SELECT list (false: SEMI/ANTI right)
+  bool opaque = false;
+  std::vector<OutColumn> columns;
+};
+struct QueryColumns {
+  bool opaque = false;
+  std::vector<OutColumn> columns;
+  std::string why;  // when something blocked pushdown
+};
+
+// The output columns of the query `root` (a statement's "node") over
+// `sources`, with where each plain column comes from; `references` counts how
+// often each source (lower-cased) is read anywhere in the query.
+QueryColumns AnalyzeQuery(const Json& root, const std::vector<SourceSchema>& sources,
+                          std::map<std::string, int>* references);
+
+// True when the query maps each row of its single source on its own.
+bool IsRowWise(const Json& node, const std::vector<SourceSchema>& sources);
+
+}  // namespace thund::engine::keyed::placement_internal

@@ -1,0 +1,62 @@
+// Reading a keyed write's sources: files resolved, one schema per source, and
+// work units (a Parquet row group, or a whole CSV/JSON file) read with the
+// source-side filter applied as early as possible.
+//
+// Late materialization: for a unit of a filtered Parquet source, only the key
+// columns are decoded first; the other columns are read only when some row
+// survives the filter, and only those rows are kept.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <arrow/filesystem/filesystem.h>
+#include <arrow/record_batch.h>
+#include <arrow/result.h>
+
+#include "engine/keyed/data_file_reader.h"
+#include "engine/keyed/file_format.h"
+#include "engine/keyed/keyed_write_filter.h"
+
+namespace thund::engine::keyed {
+
+struct SourceUnit {
+  int file = 0;
+  int unit = 0;  // Parquet row group; 0 for CSV/JSON
+};
+
+struct Source {
+  std::string name;
+  std::vector<DataFile> files;
+  std::shared_ptr<arrow::Schema> schema;  // the first file's; others are conformed to it
+  std::vector<SourceUnit> units;
+  int64_t known_rows = 0;  // rows of Parquet files (CSV/JSON unknown until read)
+};
+
+// Lists `path` (file, directory or glob), reads the Parquet footers (on
+// `threads` threads) and the first file's schema. Errors name the source.
+arrow::Result<Source> OpenSource(const std::shared_ptr<arrow::fs::FileSystem>& fs,
+                                 const std::string& name, const std::string& path,
+                                 std::optional<FileFormat> format, int64_t threads);
+
+struct UnitRows {
+  std::vector<std::shared_ptr<arrow::RecordBatch>> batches;  // conformed to Source::schema
+  int64_t rows_read = 0;
+};
+
+struct UnitFilter {
+  const KeyedWriteFilter* filter = nullptr;  // null: no source-side filter
+  std::vector<std::string> key_columns;      // the source's key columns (KeySpec order)
+};
+
+// Reads unit `u` of `source`: the rows whose key is not in the target (when
+// `filter.filter` is set), in slices of at most `batch_size` rows. With
+// `keys_only`, only the key columns are returned (for duplicates=all's pre-pass).
+arrow::Result<UnitRows> ReadSourceUnit(const std::shared_ptr<arrow::fs::FileSystem>& fs,
+                                       const Source& source, const SourceUnit& u,
+                                       const UnitFilter& filter, int64_t batch_size,
+                                       bool keys_only);
+
+}  // namespace thund::engine::keyed

@@ -1,0 +1,41 @@
+// Loading the keys already present in a keyed write's target.
+//
+// Every data file under the target directory is read -- only its key columns
+// (Parquet: column projection; CSV/JSON: parsed, then projected) -- on
+// `options.threads` threads, and each key is inserted into a KeySet sharded into
+// `options.buckets`. Ignored names (hidden, "_x", the "_tmp-*.inprogress" files a
+// killed writer leaves) are never read, so a partial file never counts.
+// Key columns are cast to the written types (KeySpec); a target file without a
+// key column, or whose key values do not convert, is an Invalid error naming the
+// file. Rows of the target with a NULL key are ignored (counted).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <arrow/filesystem/filesystem.h>
+#include <arrow/result.h>
+
+#include "engine/keyed/key_set.h"
+#include "engine/keyed/key_spec.h"
+#include "engine/keyed/keyed_options.h"
+
+namespace thund::engine::keyed {
+
+struct TargetKeys {
+  std::unique_ptr<KeySet> set;
+  bool target_exists = false;
+  int64_t files = 0;      // data files read
+  int64_t rows = 0;       // rows in them
+  int64_t null_rows = 0;  // rows with a NULL key (never match)
+  int64_t keys = 0;       // distinct keys loaded
+  int64_t memory_bytes = 0;
+  double seconds = 0;
+};
+
+arrow::Result<TargetKeys> LoadTargetKeys(const std::shared_ptr<arrow::fs::FileSystem>& fs,
+                                         const std::string& dir, const KeySpec& spec,
+                                         const KeyedWriteOptions& options);
+
+}  // namespace thund::engine::keyed

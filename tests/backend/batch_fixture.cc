@@ -1,0 +1,67 @@
+#include "batch_fixture.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include "backend/native/native_backend.h"
+#include "engine/duckdb/duckdb_session.h"
+#include "engine/duckdb/sql_quote.h"
+
+namespace thund::native::testing {
+
+void BatchFixture::WriteFile(const std::string& name, const std::string& content) {
+  std::filesystem::path p = dir_.path() / name;
+  std::filesystem::create_directories(p.parent_path());
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out << content;
+}
+
+RunSummary BatchFixture::Run(const Pipeline& p, RunOptions options) {
+  auto summary = TryRun(p, std::move(options));
+  EXPECT_TRUE(summary.ok()) << summary.status().ToString();
+  return summary.ok() ? *summary : RunSummary{};
+}
+
+arrow::Result<RunSummary> BatchFixture::TryRun(const Pipeline& p, RunOptions options) {
+  options.storage_root = root();
+  auto user = options.on_event;
+  options.on_event = [this, user](const RunEvent& e) {
+    events_.push_back(e);
+    if (user) user(e);
+  };
+  auto backend = NativeBackend::Make();
+  return backend->Run(p, options);
+}
+
+std::shared_ptr<arrow::Table> BatchFixture::ReadDataset(const std::string& dataset) const {
+  const std::string glob = root() + "/" + dataset + "/current/*.parquet";
+  if (!std::filesystem::exists(root() + "/" + dataset + "/current")) return nullptr;
+  return Oracle("SELECT * FROM read_parquet(" + engine::QuoteString(glob) + ")");
+}
+
+std::shared_ptr<arrow::Table> BatchFixture::Oracle(const std::string& sql) const {
+  if (!oracle_) {
+    auto session = engine::DuckDbSession::Open();
+    EXPECT_TRUE(session.ok());
+    oracle_ = std::move(*session);
+  }
+  auto t = oracle_->Query(sql);
+  EXPECT_TRUE(t.ok()) << sql << ": " << t.status().ToString();
+  return t.ok() ? *t : nullptr;
+}
+
+std::string BatchFixture::CurrentVersion(const std::string& dataset) const {
+  std::ifstream in(root() + "/" + dataset + "/_current");
+  std::string v;
+  in >> v;
+  return v;
+}
+
+const DatasetOutcome* BatchFixture::Find(const RunSummary& s, const std::string& dataset) {
+  for (const auto& d : s.datasets) {
+    if (d.dataset == dataset) return &d;
+  }
+  return nullptr;
+}
+
+}  // namespace thund::native::testing

@@ -1,0 +1,59 @@
+// Shared fixture for native batch backend tests: a scratch directory with
+// input files, runs of the NativeBackend, and an independent DuckDB oracle.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <arrow/table.h>
+
+#include "engine/duckdb/duckdb_session.h"
+#include "engine/table_compare.h"
+#include "thund/backend.h"
+#include "thund/ir.h"
+
+namespace thund::native::testing {
+
+class BatchFixture : public ::testing::Test {
+ protected:
+  std::string Path(const std::string& name) const { return dir_.File(name); }
+  std::string root() const { return dir_.File("store"); }
+  void WriteFile(const std::string& name, const std::string& content);
+
+  // Runs `p` with the storage root set to root(); collects events.
+  RunSummary Run(const Pipeline& p, RunOptions options = {});
+  // Same, but a run that cannot start is returned, not a test failure.
+  arrow::Result<RunSummary> TryRun(const Pipeline& p, RunOptions options = {});
+
+  // The committed content of `dataset`, read by a fresh DuckDB through the
+  // `current` symlink (the layout users read), or nullptr if none.
+  std::shared_ptr<arrow::Table> ReadDataset(const std::string& dataset) const;
+  // Rows of a query run by a fresh, independent DuckDB (the oracle).
+  std::shared_ptr<arrow::Table> Oracle(const std::string& sql) const;
+  // The version name `_current` points at ("" if none).
+  std::string CurrentVersion(const std::string& dataset) const;
+
+  static const DatasetOutcome* Find(const RunSummary& s, const std::string& dataset);
+
+  engine::testing::TempDir dir_;
+  // The oracle's own DuckDB (never the session of the code under test).
+  mutable std::unique_ptr<engine::DuckDbSession> oracle_;
+  std::vector<RunEvent> events_;
+};
+
+// Asserts that `dataset` holds exactly the rows of `oracle_sql` (any order,
+// values compared as text so integer widths do not matter).
+#define EXPECT_DATASET_MATCHES(dataset, oracle_sql)                                  \
+  do {                                                                               \
+    auto _actual = ReadDataset(dataset);                                             \
+    ASSERT_NE(_actual, nullptr) << "dataset " << dataset << " has no current version"; \
+    auto _expected = Oracle(oracle_sql);                                             \
+    EXPECT_TRUE(::thund::engine::testing::TablesEqualUnordered(*_expected, *_actual, \
+                                                               /*check_types=*/false)) \
+        << "dataset " << dataset;                                                    \
+  } while (0)
+
+}  // namespace thund::native::testing

@@ -1,0 +1,122 @@
+// Bad options and bad targets: each is refused with an error that says where
+// and what to do, and nothing is written.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "keyed/keyed_test_util.h"
+
+namespace thund::engine::keyed {
+namespace {
+
+using testing::Copy;
+using testing::CopyRun;
+using testing::Options;
+using testing::Oracle;
+using testing::ScratchDir;
+
+class KeyedErrorsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    src_ = dir_ / "src.parquet";
+    dst_ = dir_ / "dst";
+    std::filesystem::create_directories(dst_);
+    oracle_.Exec("COPY (SELECT i AS id, 'v' || i AS v, i / 2.0 AS score FROM range(50) t(i)) TO '" + src_ +
+                 "' (FORMAT parquet)");
+  }
+  // Runs and expects an Invalid error containing every fragment; checks that no
+  // data file appeared in the target.
+  void ExpectError(const KeyedCopyOptions& o, std::vector<std::string> fragments) {
+    const auto before = Files();
+    CopyRun run = Copy(o);
+    ASSERT_FALSE(run.result.ok());
+    EXPECT_TRUE(run.result.status().IsInvalid()) << run.result.status().ToString();
+    for (const auto& f : fragments) {
+      EXPECT_NE(run.result.status().message().find(f), std::string::npos)
+          << "missing '" << f << "' in: " << run.result.status().message();
+    }
+    EXPECT_EQ(Files(), before);
+  }
+  std::vector<std::string> Files() const {
+    std::vector<std::string> out;
+    if (!std::filesystem::exists(dst_)) return out;
+    for (const auto& e : std::filesystem::directory_iterator(dst_)) out.push_back(e.path().string());
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  ScratchDir dir_;
+  Oracle oracle_;
+  std::string src_, dst_;
+};
+
+TEST_F(KeyedErrorsTest, EmptyKeyList) {
+  ExpectError(Options(src_, dst_, {}), {"the key list is empty"});
+}
+
+TEST_F(KeyedErrorsTest, NonPositiveKnobs) {
+  auto o = Options(src_, dst_, {"id"});
+  o.keyed.buckets = 0;
+  ExpectError(o, {"buckets must be > 0"});
+  o = Options(src_, dst_, {"id"});
+  o.keyed.threads = -2;
+  ExpectError(o, {"threads must be > 0"});
+  o = Options(src_, dst_, {"id"});
+  o.keyed.batch_size = 0;
+  ExpectError(o, {"batch_size must be > 0"});
+}
+
+TEST_F(KeyedErrorsTest, UnknownKeyColumn) {
+  ExpectError(Options(src_, dst_, {"user_id"}),
+              {"key column 'user_id' is not a column of the rows being written", "id, v, score"});
+}
+
+TEST_F(KeyedErrorsTest, NonKeyableColumn) {
+  ExpectError(Options(src_, dst_, {"score"}), {"key column 'score' (double) cannot be a key",
+                                                "cast the column to DECIMAL"});
+}
+
+TEST_F(KeyedErrorsTest, KeyColumnMissingFromATargetFile) {
+  oracle_.Exec("COPY (SELECT 1 AS other) TO '" + dst_ + "/old.parquet' (FORMAT parquet)");
+  ExpectError(Options(src_, dst_, {"id"}),
+              {"old.parquet", "key column 'id' is missing", "every file of the target"});
+}
+
+TEST_F(KeyedErrorsTest, KeyColumnMissingFromACsvTargetFile) {
+  std::ofstream(dst_ + "/old.csv") << "other\n1\n";
+  ExpectError(Options(src_, dst_, {"id"}), {"old.csv", "column 'id' is missing"});
+}
+
+TEST_F(KeyedErrorsTest, TargetKeyValuesOfAnotherType) {
+  oracle_.Exec("COPY (SELECT 'abc' AS id) TO '" + dst_ + "/old.parquet' (FORMAT parquet)");
+  ExpectError(Options(src_, dst_, {"id"}),
+              {"old.parquet", "key column 'id' has type string here but int64"});
+}
+
+TEST_F(KeyedErrorsTest, UnreadableTargetFile) {
+  std::ofstream(dst_ + "/notes.txt") << "hello";
+  ExpectError(Options(src_, dst_, {"id"}), {"notes.txt", "no known data extension"});
+}
+
+TEST_F(KeyedErrorsTest, TargetIsAFile) {
+  ExpectError(Options(src_, src_, {"id"}), {"is a file"});
+}
+
+TEST_F(KeyedErrorsTest, MissingSource) {
+  ExpectError(Options(dir_ / "nope/*.parquet", dst_, {"id"}), {"matches no data files"});
+}
+
+TEST_F(KeyedErrorsTest, SeveralSourcesNeedATransform) {
+  auto o = Options(src_, dst_, {"id"});
+  o.sources.push_back(CopySource{"other", src_, std::nullopt});
+  ExpectError(o, {"several sources need a transform"});
+}
+
+TEST_F(KeyedErrorsTest, BadTransformSql) {
+  auto o = Options(src_, dst_, {"id"});
+  o.transform_sql = "SELECT nope FROM src";
+  ExpectError(o, {"transform:", "nope"});
+}
+
+}  // namespace
+}  // namespace thund::engine::keyed
