@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # Configures and builds one build tree. Usage: scripts/build.sh [release|asan]
-#   release -> build/       (RelWithDebInfo, warnings are errors)
+#   release -> build/       (optimized, no debug info, warnings are errors)
 #   asan    -> build-asan/  (ASan + UBSan, warnings are errors)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 flavor="${1:-release}"
 case "$flavor" in
-  release) dir="$ROOT/build"; extra=(-DCMAKE_BUILD_TYPE=RelWithDebInfo) ;;
+  release) dir="$ROOT/build"; extra=(-DCMAKE_BUILD_TYPE=Release) ;;
   asan) dir="$ROOT/build-asan"; extra=(-DCMAKE_BUILD_TYPE=Debug -DTHUND_SANITIZE=ON -DTHUND_BUILD_BENCH=OFF) ;;
   *) echo "usage: scripts/build.sh [release|asan]" >&2; exit 2 ;;
 esac
 "$ROOT/scripts/bootstrap.sh"
+# Let ccache share objects between clones of the tree (paths made relative).
+export CCACHE_BASEDIR="$ROOT" CCACHE_NOHASHDIR=1
 if [[ ! -f "$dir/build.ninja" ]]; then
   cmake -S "$ROOT" -B "$dir" -G Ninja -DTHUND_WERROR=ON "${extra[@]}" >/dev/null
 fi
