@@ -6,6 +6,9 @@
 //       deterministic: url (the key, ~64 bytes), id, ts, title, score.
 //   keyed_write_bench even SRC_DIR OUT_DIR
 //       the rows of SRC_DIR whose id is even, as Parquet files in OUT_DIR.
+//   keyed_write_bench copy SRC_DIR OUT_DIR WHERE THREADS
+//       the floor: just the rows of SRC_DIR matching WHERE (the rows the target
+//       lacks, known in advance), written as the anti-join writes them.
 //   keyed_write_bench antijoin SRC_DIR TARGET_DIR OUT_DIR THREADS
 //       the anti-join baseline: SRC rows whose url is not in TARGET, written as
 //       Parquet into OUT_DIR by DuckDB (COPY ... PER_THREAD_OUTPUT). Prints
@@ -30,9 +33,11 @@ int Fail(const arrow::Status& st) {
   return 1;
 }
 
-std::unique_ptr<DuckDbSession> Open(int threads) {
+// DuckDB spills beside the output (never into the working directory).
+std::unique_ptr<DuckDbSession> Open(int threads, const std::string& spill_dir = "") {
   DuckDbSessionOptions o;
   o.threads = threads;
+  o.temp_directory = spill_dir;
   auto s = DuckDbSession::Open(o);
   if (!s.ok()) {
     Fail(s.status());
@@ -73,17 +78,16 @@ int Even(const std::string& src, const std::string& out) {
   return st.ok() ? 0 : Fail(st);
 }
 
-int AntiJoin(const std::string& src, const std::string& target, const std::string& out,
-             int threads) {
+// Runs `query` into Parquet files under `out` and prints the rows written.
+int CopyOut(const std::string& query, const std::string& out, int threads) {
   std::filesystem::create_directories(out);
-  auto session = Open(threads);
+  auto session = Open(threads, out + ".spill");
   const auto start = std::chrono::steady_clock::now();
-  auto st = session->Execute(
-      "COPY (SELECT s.* FROM read_parquet('" + src + "/*.parquet') s ANTI JOIN read_parquet('" +
-      target + "/*.parquet') t USING (url)) TO '" + out +
-      "' (FORMAT parquet, PER_THREAD_OUTPUT true, OVERWRITE_OR_IGNORE true)");
+  auto st = session->Execute("COPY (" + query + ") TO '" + out +
+                             "' (FORMAT parquet, PER_THREAD_OUTPUT true, OVERWRITE_OR_IGNORE true)");
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::filesystem::remove_all(out + ".spill");
   if (!st.ok()) return Fail(st);
   auto count = session->Query("SELECT count(*) FROM read_parquet('" + out + "/*.parquet')");
   if (!count.ok()) return Fail(count.status());
@@ -92,15 +96,27 @@ int AntiJoin(const std::string& src, const std::string& target, const std::strin
   return 0;
 }
 
+int AntiJoin(const std::string& src, const std::string& target, const std::string& out,
+             int threads) {
+  return CopyOut("SELECT s.* FROM read_parquet('" + src + "/*.parquet') s ANTI JOIN read_parquet('" +
+                     target + "/*.parquet') t USING (url)",
+                 out, threads);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::string cmd = argc > 1 ? argv[1] : "";
   if (cmd == "gen" && argc == 5) return Gen(std::atoll(argv[2]), std::atoll(argv[3]), argv[4]);
   if (cmd == "even" && argc == 4) return Even(argv[2], argv[3]);
+  if (cmd == "copy" && argc == 6) {
+    return CopyOut("SELECT * FROM read_parquet('" + std::string(argv[2]) + "/*.parquet') WHERE " +
+                       argv[4],
+                   argv[3], std::atoi(argv[5]));
+  }
   if (cmd == "antijoin" && argc == 6) return AntiJoin(argv[2], argv[3], argv[4], std::atoi(argv[5]));
   std::fprintf(stderr,
                "usage: keyed_write_bench gen ROWS FILES DIR | even SRC OUT | "
-               "antijoin SRC TARGET OUT THREADS\n");
+               "copy SRC OUT WHERE THREADS | antijoin SRC TARGET OUT THREADS\n");
   return 2;
 }

@@ -6,6 +6,8 @@
 #   thund   `thund copy SRC TARGET --checkpoint-keys url` (appends to a copy of
 #           the target made of hard links, so every run starts from the same state)
 #   thund_hash  the same with --key-match hash (opt-in 128-bit key hashes)
+#   copy_floor  DuckDB writing just the new rows, picked by a predicate known in
+#           advance: what writing them costs without any key check (a floor)
 #   duckdb  the anti-join of the same files in DuckDB, written out the same way:
 #           COPY (SELECT s.* FROM src s ANTI JOIN target t USING (url)) TO ...
 #   daft    Daft's own key-skipping write on a local Ray, when the package installs
@@ -18,7 +20,7 @@
 #
 # Usage: bench/keyed_write_bench.sh [BUILD_DIR]      (default: build)
 # Environment: SIZES="18900000" LAYOUTS="100 1890" SCENARIOS="all half_first half_even"
-#   ENGINES="thund duckdb daft" (also: thund_hash) REPEATS=3 THREADS=$(nproc) ANTIJOIN_TIMEOUT=3600
+#   ENGINES="thund duckdb daft" (also: thund_hash copy_floor) REPEATS=3 THREADS=$(nproc) ANTIJOIN_TIMEOUT=3600 (also daft)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -83,16 +85,18 @@ prepare() {  # size files
   fi
   # Targets made of hard links (no copy): every row, and the first half of the files.
   if [ ! -d "$DATA/tgt_all_$1_$2" ]; then
-    mkdir -p "$DATA/tgt_all_$1_$2.tmp"
+    rm -rf "$DATA/tgt_all_$1_$2.tmp"; mkdir -p "$DATA/tgt_all_$1_$2.tmp"
     ln "$src"/*.parquet "$DATA/tgt_all_$1_$2.tmp/"
     mv "$DATA/tgt_all_$1_$2.tmp" "$DATA/tgt_all_$1_$2"
   fi
   if [ ! -d "$DATA/tgt_half_first_$1_$2" ]; then
-    mkdir -p "$DATA/tgt_half_first_$1_$2.tmp"
-    ls "$src"/*.parquet | head -n $(( $2 / 2 )) | xargs -I{} ln {} "$DATA/tgt_half_first_$1_$2.tmp/"
+    rm -rf "$DATA/tgt_half_first_$1_$2.tmp"; mkdir -p "$DATA/tgt_half_first_$1_$2.tmp"
+    local files=("$src"/*.parquet)  # sorted by name, like thund reads them
+    ln "${files[@]:0:$(( $2 / 2 ))}" "$DATA/tgt_half_first_$1_$2.tmp/"
     mv "$DATA/tgt_half_first_$1_$2.tmp" "$DATA/tgt_half_first_$1_$2"
   fi
   if [ ! -d "$DATA/tgt_half_even_$1" ]; then
+    rm -rf "$DATA/tgt_half_even_$1.tmp"
     "$HELPER" even "$src" "$DATA/tgt_half_even_$1.tmp"
     mv "$DATA/tgt_half_even_$1.tmp" "$DATA/tgt_half_even_$1"
   fi
@@ -139,7 +143,23 @@ run_duckdb() {
     written=-1; note="failed (exit $T_RC): $(tr '\n,' '  ' <"$TMP_OUT.err" | cut -c1-200)"
   fi
   record "$1" "$2" "$3" duckdb "$T_WALL" "$T_RSS" "$T_USER" "$T_SYS" "$written" "$note"
-  rm -rf "$out"
+  rm -rf "$out" "$out.spill"
+}
+
+# The floor: DuckDB writing exactly the new rows, selected by a predicate known
+# in advance (no key check at all). No engine can write them faster than this.
+run_copy_floor() {
+  local src where; src=$(source_dir "$1" "$2")
+  case $3 in
+    all) where="false" ;;
+    half_first) where="id >= $(( $1 / $2 * ($2 / 2) ))" ;;
+    half_even) where="id % 2 = 1" ;;
+  esac
+  rm -rf "$DATA/run_floor"
+  measure "$HELPER" copy "$src" "$DATA/run_floor" "$where" "$THREADS"
+  local written=-1; [ "$T_RC" -eq 0 ] && written=$(grep -o 'rows=[0-9]*' "$TMP_OUT" | cut -d= -f2)
+  record "$1" "$2" "$3" copy_floor "$T_WALL" "$T_RSS" "$T_USER" "$T_SYS" "$written" "where $where"
+  rm -rf "$DATA/run_floor"
 }
 
 DAFT_STATE=""  # "" = not tried yet, "ok", or why not
@@ -167,10 +187,12 @@ run_daft() {
   local src target run; src=$(source_dir "$1" "$2"); target=$(target_dir "$3" "$1" "$2")
   run=$DATA/run_daft
   rm -rf "$run"; cp -al "$target" "$run"
-  measure "$VENV/bin/python" "$ROOT/bench/keyed_write_daft.py" "$src" "$run" "$THREADS"
-  local written note=""
+  measure timeout "$ANTIJOIN_TIMEOUT" "$VENV/bin/python" "$ROOT/bench/keyed_write_daft.py" "$src" "$run" "$THREADS"
+  local written note="peak RSS: the driver process only (Ray workers are not its children)"
   if [ "$T_RC" -eq 0 ]; then
     written=$(grep -o 'rows=[0-9]*' "$TMP_OUT" | cut -d= -f2)
+  elif [ "$T_RC" -eq 124 ]; then
+    written=-1; note="timeout after ${ANTIJOIN_TIMEOUT}s"
   else
     written=-1; note="failed: $(tail -3 "$TMP_OUT.err" | tr '\n,' '  ' | cut -c1-200)"
   fi

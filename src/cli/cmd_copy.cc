@@ -98,6 +98,7 @@ nlohmann::json SummaryJson(const keyed::KeyedCopyResult& r) {
           {"rows_null_key", r.counts.rows_null_key},
           {"rows_written", r.counts.rows_written},
           {"files_written", r.files_written},
+          {"files_passed_through", r.files_passed_through},
           {"target_keys", r.target_keys},
           {"key_set_bytes", r.key_set_bytes},
           {"placement", r.placement},

@@ -147,7 +147,10 @@ TEST_F(KillTest, SigkillAtRandomPointsThenRerunWritesEachRowExactlyOnce) {
   const std::string src = MakeSource(rows, 30, /*dup_every=*/0);
   const std::string dst = dir_ / "dst";
   const int rows_per_file = 40000;
+  // The (row-wise) transform makes every row go through decode, filter and
+  // encode into 75 new files, rather than whole-file copies.
   const std::vector<std::string> args = {THUND_BINARY, "copy", src, dst, "--checkpoint-keys", "id",
+                                         "--transform", "SELECT * FROM src",
                                          "--rows-per-file", std::to_string(rows_per_file),
                                          "--threads", "2", "-q", "--format", "parquet"};
   const uint64_t seed = std::random_device{}();
@@ -158,6 +161,20 @@ TEST_F(KillTest, SigkillAtRandomPointsThenRerunWritesEachRowExactlyOnce) {
   EXPECT_EQ(oracle_.Int("SELECT count(*) - count(DISTINCT id) FROM read_parquet('" + dst +
                         "/*.parquet')"),
             0);
+}
+
+TEST_F(KillTest, SigkillWhileCopyingWholeFiles) {
+  // 60 all-new files committed as copies (unit_writer.h), killed mid-way.
+  const int64_t rows = 1200000;
+  const std::string src = MakeSource(rows, 60, /*dup_every=*/0);
+  const std::string dst = dir_ / "dst";
+  const std::vector<std::string> args = {THUND_BINARY, "copy", src, dst, "--checkpoint-keys", "url",
+                                         "--threads", "2", "-q", "--format", "parquet"};
+  const uint64_t seed = std::random_device{}();
+  std::cout << "[ seed ] " << seed << "\n";
+  KillStats stats = KillAndFinish(args, dst, 3, 60, seed);
+  EXPECT_GE(stats.killed, 1) << "no run was actually killed mid-copy";
+  EXPECT_EQ(oracle_.Diff("SELECT * FROM read_parquet('" + src + "/*.parquet')", ReadTarget(dst)), "");
 }
 
 TEST_F(KillTest, SigkillWithRepeatedKeysKeepsFirstRowsOrAllRowsExactly) {

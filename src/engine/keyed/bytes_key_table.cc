@@ -43,9 +43,13 @@ std::string_view BytesKeyTable::Entry(uint64_t slot) const {
 uint64_t BytesKeyTable::Append(std::string_view key) {
   const size_t need = Leb128Size(key.size()) + key.size();
   if (chunks_.empty() || used_ + need > chunks_.back().size()) {
-    // Fixed-size chunks from mmap: the untouched tail of the last chunk costs no
-    // resident memory beyond its current huge page.
-    chunks_.emplace_back(std::max<size_t>(kChunkBytes, need));
+    // Chunks grow with the arena (64 KiB .. 4 MiB), so a small set wastes
+    // little and a big one takes few, populated, allocations.
+    size_t size = std::clamp<size_t>(static_cast<size_t>(chunk_bytes_ / 2), kMinChunkBytes,
+                                     kChunkBytes);
+    size = std::max(size, need);
+    chunks_.emplace_back(size);
+    chunk_bytes_ += static_cast<int64_t>(size);
     used_ = 0;
   }
   uint8_t* p = chunks_.back().data() + used_;
@@ -106,11 +110,7 @@ void BytesKeyTable::Rehash(uint64_t capacity) {
 }
 
 int64_t BytesKeyTable::MemoryBytes() const {
-  // Full chunks count whole; the last one up to its last touched page.
-  int64_t chunks = 0;
-  for (size_t i = 0; i + 1 < chunks_.size(); ++i) chunks += static_cast<int64_t>(chunks_[i].size());
-  if (!chunks_.empty()) chunks += (static_cast<int64_t>(used_) + 4095) / 4096 * 4096;
-  return static_cast<int64_t>(slots_.size() * sizeof(uint64_t)) + chunks;
+  return static_cast<int64_t>(slots_.size() * sizeof(uint64_t)) + chunk_bytes_;
 }
 
 }  // namespace thund::engine::keyed

@@ -1,6 +1,6 @@
 // BytesKeyTable: an open-addressing hash set of variable-length keys, one shard
 // of a KeySet. The keys' bytes live in an append-only arena (LEB128 length +
-// bytes, in 4 MiB chunks); each 8-byte slot holds a 16-bit tag (more hash
+// bytes, in chunks of 64 KiB growing to 4 MiB); each 8-byte slot holds a 16-bit tag (more hash
 // bits, so most mismatches are rejected without touching the arena) and the
 // entry's arena position. Lookups compare the full bytes: exact, never fooled by
 // a hash collision. Memory per key: its length + 1-2 bytes + 8 bytes / load
@@ -39,7 +39,8 @@ class BytesKeyTable {
 
  private:
   static constexpr int kChunkBits = 26;                // positions address 64 MiB per chunk
-  static constexpr uint32_t kChunkBytes = 4u << 20;    // usual chunk size (huge pages)
+  static constexpr size_t kChunkBytes = 4u << 20;     // largest usual chunk
+  static constexpr size_t kMinChunkBytes = 64u << 10;
   static uint64_t TagOf(uint64_t tag_bits) { return tag_bits >> 48; }
 
   const uint8_t* EntryPtr(uint64_t slot) const {
@@ -55,6 +56,7 @@ class BytesKeyTable {
   int64_t size_ = 0;
   std::vector<ZeroedArray<uint8_t>> chunks_;
   uint32_t used_ = 0;  // bytes used in the last chunk
+  int64_t chunk_bytes_ = 0;  // all chunks' sizes
 };
 
 }  // namespace thund::engine::keyed

@@ -9,6 +9,7 @@
 #include "engine/keyed/ordered_parallel.h"
 #include "engine/keyed/source_scan.h"
 #include "engine/keyed/transform_runner.h"
+#include "engine/keyed/unit_writer.h"
 
 namespace thund::engine::keyed {
 namespace {
@@ -24,8 +25,8 @@ struct Run {
   std::unique_ptr<TransformRunner> transform;
   std::unique_ptr<KeyedWriteFilter> filter;
   std::unique_ptr<OutputFileWriter> writer;
+  std::unique_ptr<UnitWriter> unit_writer;
   FilterPlacement placement;
-  Batches deferred;
   int64_t rows_read = 0;
   int64_t threads = 1;
   int64_t batch_size = 1;
@@ -44,28 +45,19 @@ struct Run {
     return uf;
   }
 
-  arrow::Status WriteBatch(const std::shared_ptr<arrow::RecordBatch>& batch) {
-    if (batch->num_rows() == 0) return arrow::Status::OK();
-    ARROW_ASSIGN_OR_RAISE(auto split, filter->FilterForWrite(*batch, !placement.before_write,
-                                                             "keyed write to '" +
-                                                                 options->target + "'"));
-    if (split.now->num_rows() > 0) ARROW_RETURN_NOT_OK(writer->Write(split.now));
-    if (split.deferred) deferred.push_back(split.deferred);
-    return arrow::Status::OK();
-  }
-
   // Units of the single source, read + filtered (+ transformed) in parallel,
   // consumed in order.
   arrow::Status StreamUnits(bool keys_only, bool use_filter,
-                            const std::function<arrow::Status(const Batches&)>& consume) {
+                            const std::function<arrow::Status(int64_t, UnitRows)>& consume) {
     const Source& s = sources[0];
     const UnitFilter uf = SourceFilter(s, use_filter);
     const bool apply_transform = transform != nullptr && !keys_only;
     return RunOrdered<UnitRows>(
         static_cast<int64_t>(s.units.size()), threads, 2 * threads,
         [&](int64_t i) -> arrow::Result<UnitRows> {
+          const bool defer = use_filter && !keys_only && unit_writer->DeferAllNew(s.units[i].file);
           ARROW_ASSIGN_OR_RAISE(UnitRows rows, ReadSourceUnit(fs, s, s.units[i], uf, batch_size,
-                                                              keys_only));
+                                                              keys_only, defer));
           if (apply_transform) {
             for (auto& b : rows.batches) {
               ARROW_ASSIGN_OR_RAISE(b, transform->ApplyToBatch(s.name, b));
@@ -73,9 +65,9 @@ struct Run {
           }
           return rows;
         },
-        [&](int64_t, UnitRows rows) -> arrow::Status {
+        [&](int64_t i, UnitRows rows) -> arrow::Status {
           if (!keys_only) rows_read += rows.rows_read;
-          return consume(rows.batches);
+          return consume(i, std::move(rows));
         });
   }
 
@@ -83,16 +75,15 @@ struct Run {
     if (options->keyed.duplicates == Duplicates::kAll) {
       // Pre-pass: which keys occur more than once among the rows to write.
       const bool keys_only = transform == nullptr;
-      ARROW_RETURN_NOT_OK(StreamUnits(keys_only, /*use_filter=*/false, [&](const Batches& bs) {
-        for (const auto& b : bs) {
+      ARROW_RETURN_NOT_OK(StreamUnits(keys_only, /*use_filter=*/false, [&](int64_t, UnitRows u) {
+        for (const auto& b : u.batches) {
           ARROW_RETURN_NOT_OK(filter->NoteForAll(*b, "keyed write (duplicates=all pre-pass)"));
         }
         return arrow::Status::OK();
       }));
     }
-    return StreamUnits(/*keys_only=*/false, /*use_filter=*/true, [&](const Batches& bs) {
-      for (const auto& b : bs) ARROW_RETURN_NOT_OK(WriteBatch(b));
-      return arrow::Status::OK();
+    return StreamUnits(/*keys_only=*/false, /*use_filter=*/true, [&](int64_t i, UnitRows u) {
+      return unit_writer->ConsumeUnit(i, std::move(u));
     });
   }
 
@@ -124,7 +115,8 @@ struct Run {
         return filter->NoteForAll(*b, "keyed write (duplicates=all pre-pass)");
       }));
     }
-    return drain([&](const std::shared_ptr<arrow::RecordBatch>& b) { return WriteBatch(b); });
+    return drain(
+        [&](const std::shared_ptr<arrow::RecordBatch>& b) { return unit_writer->WriteRows(b); });
   }
 };
 
@@ -206,14 +198,22 @@ arrow::Result<KeyedCopyResult> RunKeyedCopy(const std::shared_ptr<arrow::fs::Fil
                           path + " (" + std::to_string(rows) + " rows)"});
     });
   }
+  // Whole files pass through only when rows are written exactly as read.
+  const bool passthrough = streaming && options.transform_sql.empty() &&
+                           out.format == FileFormat::kParquet;
+  run.unit_writer = std::make_unique<UnitWriter>(
+      fs, streaming ? &run.sources[0] : nullptr, written, run.filter.get(), run.writer.get(),
+      !run.placement.before_write, passthrough, run.batch_size,
+      "keyed write to '" + options.target + "'");
   ARROW_RETURN_NOT_OK(streaming ? run.Streaming() : run.Materialized());
-  if (!run.deferred.empty()) {
+  Batches& deferred = run.unit_writer->deferred();
+  if (!deferred.empty()) {
     int64_t rows = 0;
-    for (const auto& b : run.deferred) rows += b->num_rows();
+    for (const auto& b : deferred) rows += b->num_rows();
     run.Emit(KeyedEvent::Kind::kDeferred,
              std::to_string(rows) + " rows of keys that repeat are written as one final file");
     ARROW_RETURN_NOT_OK(run.writer->Flush());
-    ARROW_RETURN_NOT_OK(run.writer->WriteOneFile(std::move(run.deferred)));
+    ARROW_RETURN_NOT_OK(run.writer->WriteOneFile(std::move(deferred)));
   }
   ARROW_RETURN_NOT_OK(run.writer->Finish());
 
@@ -226,6 +226,7 @@ arrow::Result<KeyedCopyResult> RunKeyedCopy(const std::shared_ptr<arrow::fs::Fil
   result.target_keys = run.filter->target().keys;
   result.placement = run.placement.explanation;
   result.shape = streaming ? "streaming" : "materialized";
+  result.files_passed_through = run.unit_writer->files_passed_through();
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }

@@ -12,7 +12,8 @@
 //   * streaming: no transform, or a row-wise one over a single source. Units (a
 //     Parquet row group / a CSV or JSON file) are read, filtered and transformed
 //     on `threads` threads and written in input order; memory is bounded by
-//     a few units in flight plus the key sets.
+//     a few units in flight plus the key sets. Without a transform, a Parquet
+//     file whose rows are all new is committed unchanged (unit_writer.h).
 //   * materialized: any other query (joins, unions, aggregations, ...). Each
 //     source is read (filtered right after reading when the placement allows)
 //     into memory and registered in DuckDB; the query's rows stream to the
@@ -53,6 +54,7 @@ struct KeyedCopyOptions {
 struct KeyedCopyResult {
   KeyedCounts counts;
   int64_t files_written = 0;
+  int64_t files_passed_through = 0;  // source files committed unchanged (all rows new)
   int64_t key_set_bytes = 0;     // target + run key sets
   int64_t target_keys = 0;
   std::string placement;         // where the filter ran, and why

@@ -234,6 +234,31 @@ arrow::Result<KeyedWriteFilter::WriteSplit> KeyedWriteFilter::FilterForWrite(
   return split;
 }
 
+arrow::Result<int64_t> KeyedWriteFilter::ClaimRows(const arrow::RecordBatch& keys_batch,
+                                                   const std::string& where,
+                                                   std::vector<uint8_t>* writable) {
+  ARROW_ASSIGN_OR_RAISE(auto indices, spec_.Resolve(*keys_batch.schema(), where));
+  EncodedKeys keys;
+  ARROW_RETURN_NOT_OK(Encode(Columns(keys_batch, indices), where, &keys));
+  ARROW_RETURN_NOT_OK(CheckNulls(keys, where, write_rows_));
+  write_rows_ += keys.length;
+  const size_t n = static_cast<size_t>(keys.length);
+  writable->assign(n, 0);
+  int64_t count = 0;
+  if (options_.duplicates == Duplicates::kFirst) {
+    written_->InsertIfAbsent(keys, nullptr, writable->data());
+    for (size_t i = 0; i < n; ++i) count += (*writable)[i];
+    skipped_duplicate_ += keys.length - keys.null_count - count;
+  } else {
+    repeated_->Contains(keys, writable->data());
+    for (size_t i = 0; i < n; ++i) {
+      (*writable)[i] = !(*writable)[i] && !keys.is_null[i];
+      count += (*writable)[i];
+    }
+  }
+  return count;
+}
+
 KeyedCounts KeyedWriteFilter::counts() const {
   KeyedCounts c;
   c.rows_skipped_existing = skipped_existing_.load();

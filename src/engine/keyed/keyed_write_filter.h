@@ -94,6 +94,18 @@ class KeyedWriteFilter {
   arrow::Result<WriteSplit> FilterForWrite(const arrow::RecordBatch& batch, bool target_checked,
                                            const std::string& where);
 
+  // Write side, for rows whose payload has not been read yet: claims the rows
+  // of `keys` (key columns found by name, as in FilterForWrite; every key
+  // already checked against the target) for this run, in output order.
+  // writable[i] = 1 for the rows the caller may write as they are:
+  //   duplicates=first: first occurrences (the others are counted as
+  //     duplicates and must not be written);
+  //   duplicates=all: rows whose key does not repeat (rows of repeated keys
+  //     get 0: pass them through FilterForWrite, which defers them).
+  // Returns how many are writable. One thread, like FilterForWrite.
+  arrow::Result<int64_t> ClaimRows(const arrow::RecordBatch& keys, const std::string& where,
+                                   std::vector<uint8_t>* writable);
+
   // Skipped / dropped rows so far (rows_read and rows_written stay 0: the
   // caller knows them).
   KeyedCounts counts() const;

@@ -4,6 +4,7 @@
 
 #include <arrow/csv/writer.h>
 #include <arrow/ipc/writer.h>
+#include <arrow/buffer.h>
 #include <arrow/io/interfaces.h>
 #include <parquet/arrow/writer.h>
 #include <parquet/properties.h>
@@ -122,14 +123,19 @@ arrow::Status OutputFileWriter::WriteOneFile(
   return Submit(std::move(batches), rows);
 }
 
+arrow::Status OutputFileWriter::CopyFile(const std::string& source_path, int64_t rows) {
+  return Submit({}, rows, source_path);
+}
+
 arrow::Status OutputFileWriter::Submit(std::vector<std::shared_ptr<arrow::RecordBatch>> batches,
-                                       int64_t rows) {
+                                       int64_t rows, std::string copy_from) {
   char seq[32];
   std::snprintf(seq, sizeof(seq), "%06lld", static_cast<long long>(next_seq_++));
   Job job;
   job.path = dir_ + "/" + options_.prefix + "-" + token_ + "-" + seq + ExtensionOf(options_.format);
   job.batches = std::move(batches);
   job.rows = rows;
+  job.copy_from = std::move(copy_from);
   std::unique_lock<std::mutex> lock(mu_);
   cv_.wait(lock, [&] {
     return !error_.ok() || static_cast<int64_t>(queue_.size()) < options_.threads;
@@ -141,6 +147,16 @@ arrow::Status OutputFileWriter::Submit(std::vector<std::shared_ptr<arrow::Record
 }
 
 arrow::Status OutputFileWriter::EncodeAndCommit(const Job& job) {
+  if (!job.copy_from.empty()) {
+    return WriteFileAtomically(*fs_, job.path, [&](arrow::io::OutputStream* out) -> arrow::Status {
+      ARROW_ASSIGN_OR_RAISE(auto in, fs_->OpenInputStream(job.copy_from));
+      while (true) {
+        ARROW_ASSIGN_OR_RAISE(auto chunk, in->Read(4 << 20));
+        if (chunk->size() == 0) return in->Close();
+        ARROW_RETURN_NOT_OK(out->Write(chunk));
+      }
+    });
+  }
   return WriteFileAtomically(*fs_, job.path, [&](arrow::io::OutputStream* out) {
     return Encode(options_.format, *schema_, options_.row_group_rows, job.batches, out);
   });

@@ -53,6 +53,9 @@ class OutputFileWriter {
   arrow::Status Flush();
   // Writes `batches` (concatenated) as exactly one file, whatever their size.
   arrow::Status WriteOneFile(std::vector<std::shared_ptr<arrow::RecordBatch>> batches);
+  // Commits a copy of the existing file `source_path` (holding `rows` rows, in
+  // this writer's format) as one output file, bytes unchanged.
+  arrow::Status CopyFile(const std::string& source_path, int64_t rows);
   // Flushes, waits for every file and returns the first error.
   arrow::Status Finish();
 
@@ -68,10 +71,12 @@ class OutputFileWriter {
     std::string path;
     std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
     int64_t rows = 0;
+    std::string copy_from;  // set: the file's bytes are copied instead
   };
   OutputFileWriter(std::shared_ptr<arrow::fs::FileSystem> fs, std::string dir,
                    OutputOptions options, std::shared_ptr<arrow::Schema> schema);
-  arrow::Status Submit(std::vector<std::shared_ptr<arrow::RecordBatch>> batches, int64_t rows);
+  arrow::Status Submit(std::vector<std::shared_ptr<arrow::RecordBatch>> batches, int64_t rows,
+                       std::string copy_from = "");
   arrow::Status EncodeAndCommit(const Job& job);
   void WorkerLoop();
 

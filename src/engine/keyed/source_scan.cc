@@ -60,7 +60,7 @@ arrow::Result<std::vector<int>> ColumnsIn(const arrow::Schema& schema,
 // false (nothing done) when the column does not allow it.
 arrow::Result<bool> ScanFilteredUnit(DataFileReader& reader, const Source& source,
                                      const SourceUnit& u, const UnitFilter& filter, int key_column,
-                                     int64_t batch_size, int64_t first_row,
+                                     int64_t batch_size, int64_t first_row, bool defer_all_new,
                                      const std::string& where, UnitRows* out) {
   const auto key_type = reader.schema()->field(key_column)->type();
   if (key_type->id() != arrow::Type::STRING && key_type->id() != arrow::Type::BINARY) return false;
@@ -90,6 +90,11 @@ arrow::Result<bool> ScanFilteredUnit(DataFileReader& reader, const Source& sourc
   if (kept == 0) return true;  // nothing new: the other columns are never read
   std::shared_ptr<arrow::Array> key_array;
   ARROW_RETURN_NOT_OK(keys_kept.Finish(&key_array));
+  if (defer_all_new && kept == out->rows_read) {
+    out->all_new_keys = arrow::RecordBatch::Make(
+        arrow::schema({reader.schema()->field(key_column)}), kept, {key_array});
+    return true;
+  }
   std::vector<int> others;
   for (int i = 0; i < reader.schema()->num_fields(); ++i) {
     if (i != key_column) others.push_back(i);
@@ -129,9 +134,11 @@ arrow::Result<Source> OpenSource(const std::shared_ptr<arrow::fs::FileSystem>& f
   s.files = std::move(files).ValueUnsafe();
   std::vector<int> units(s.files.size(), 1);
   std::vector<int64_t> rows(s.files.size(), 0);
-  std::vector<std::shared_ptr<arrow::Schema>> schemas(s.files.size());
+  s.file_schemas.assign(s.files.size(), nullptr);
+  std::vector<std::shared_ptr<arrow::Schema>>& schemas = s.file_schemas;
   ARROW_RETURN_NOT_OK(ParallelFor(static_cast<int64_t>(s.files.size()), threads, [&](int64_t i) {
     if (s.files[i].format != FileFormat::kParquet && i != 0) return arrow::Status::OK();
+    // (CSV/JSON: only the first file is opened, for the source's schema.)
     ARROW_ASSIGN_OR_RAISE(auto reader, DataFileReader::Open(fs, s.files[i]));
     schemas[i] = reader->schema();
     if (s.files[i].format == FileFormat::kParquet) {
@@ -141,6 +148,7 @@ arrow::Result<Source> OpenSource(const std::shared_ptr<arrow::fs::FileSystem>& f
     return arrow::Status::OK();
   }));
   s.schema = schemas[0];
+  if (s.files[0].format != FileFormat::kParquet) schemas[0] = nullptr;
   for (size_t f = 0; f < s.files.size(); ++f) {
     for (int u = 0; u < units[f]; ++u) s.units.push_back(SourceUnit{static_cast<int>(f), u});
     s.known_rows += rows[f];
@@ -151,7 +159,7 @@ arrow::Result<Source> OpenSource(const std::shared_ptr<arrow::fs::FileSystem>& f
 arrow::Result<UnitRows> ReadSourceUnit(const std::shared_ptr<arrow::fs::FileSystem>& fs,
                                        const Source& source, const SourceUnit& u,
                                        const UnitFilter& filter, int64_t batch_size,
-                                       bool keys_only) {
+                                       bool keys_only, bool defer_all_new) {
   const DataFile& file = source.files[u.file];
   std::string where = "source '" + source.name + "' file '" + file.path + "'";
   if (file.format == FileFormat::kParquet) where += " row group " + std::to_string(u.unit);
@@ -174,8 +182,9 @@ arrow::Result<UnitRows> ReadSourceUnit(const std::shared_ptr<arrow::fs::FileSyst
     return out;
   }
   if (filter.filter != nullptr && !keys_only && IsSingleVariableKey(filter.filter->spec())) {
-    ARROW_ASSIGN_OR_RAISE(bool done, ScanFilteredUnit(*reader, source, u, filter, key_columns[0],
-                                                      batch_size, first_row, where, &out));
+    ARROW_ASSIGN_OR_RAISE(bool done,
+                          ScanFilteredUnit(*reader, source, u, filter, key_columns[0], batch_size,
+                                           first_row, defer_all_new, where, &out));
     if (done) return out;
   }
   ARROW_ASSIGN_OR_RAISE(auto keys, reader->ReadUnit(u.unit, &key_columns));
@@ -203,6 +212,10 @@ arrow::Result<UnitRows> ReadSourceUnit(const std::shared_ptr<arrow::fs::FileSyst
     slices.push_back(std::move(s));
   }
   if (kept_total == 0) return out;  // nothing new: the other columns are never read
+  if (defer_all_new && !keys_only && kept_total == keys->num_rows()) {
+    out.all_new_keys = keys;
+    return out;
+  }
 
   std::shared_ptr<arrow::RecordBatch> rows = keys;
   if (!keys_only) {

@@ -31,6 +31,7 @@ struct Source {
   std::string name;
   std::vector<DataFile> files;
   std::shared_ptr<arrow::Schema> schema;  // the first file's; others are conformed to it
+  std::vector<std::shared_ptr<arrow::Schema>> file_schemas;  // Parquet files' own (else null)
   std::vector<SourceUnit> units;
   int64_t known_rows = 0;  // rows of Parquet files (CSV/JSON unknown until read)
 };
@@ -44,6 +45,10 @@ arrow::Result<Source> OpenSource(const std::shared_ptr<arrow::fs::FileSystem>& f
 struct UnitRows {
   std::vector<std::shared_ptr<arrow::RecordBatch>> batches;  // conformed to Source::schema
   int64_t rows_read = 0;
+  // Set instead of `batches` when the caller asked to defer fully new units
+  // and every row of this unit is new: its key columns alone (as in the file);
+  // the other columns were not read.
+  std::shared_ptr<arrow::RecordBatch> all_new_keys;
 };
 
 struct UnitFilter {
@@ -54,9 +59,11 @@ struct UnitFilter {
 // Reads unit `u` of `source`: the rows whose key is not in the target (when
 // `filter.filter` is set), in slices of at most `batch_size` rows. With
 // `keys_only`, only the key columns are returned (for duplicates=all's pre-pass).
+// With `defer_all_new`, a unit whose rows are all new comes back as
+// `all_new_keys` (see UnitRows).
 arrow::Result<UnitRows> ReadSourceUnit(const std::shared_ptr<arrow::fs::FileSystem>& fs,
                                        const Source& source, const SourceUnit& u,
                                        const UnitFilter& filter, int64_t batch_size,
-                                       bool keys_only);
+                                       bool keys_only, bool defer_all_new = false);
 
 }  // namespace thund::engine::keyed

@@ -18,7 +18,11 @@ void* AllocateZeroed(size_t bytes, bool huge_pages) {
   if (bytes < kHugePage) {
     p = std::calloc(1, bytes);
   } else {
-    p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    // Memory filled front to back (arenas) is faulted in by mmap itself: one
+    // call instead of a trap per 4 KiB page, which halved the system time of a
+    // run set's arena here. Tables probed at random ask for huge pages instead.
+    const int populate = huge_pages ? 0 : MAP_POPULATE;
+    p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | populate, -1, 0);
     if (p == MAP_FAILED) {
       p = nullptr;
     } else if (huge_pages && std::getenv("THUND_NO_THP") == nullptr) {

@@ -15,7 +15,8 @@
 namespace thund::engine::keyed {
 
 // Zero-filled memory of `bytes` bytes and its release. `huge_pages` advises
-// transparent huge pages (for memory probed at random).
+// transparent huge pages (for memory probed at random); otherwise large blocks
+// are populated up front (for memory filled front to back).
 void* AllocateZeroed(size_t bytes, bool huge_pages);
 void FreeZeroed(void* p, size_t bytes);
 

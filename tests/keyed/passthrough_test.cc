@@ -1,0 +1,117 @@
+// Whole-file pass-through (unit_writer.h): a source Parquet file whose rows are
+// all new is committed unchanged; any file with an old row, a repeated key, or
+// a transform in the way is written row by row. Results checked against DuckDB.
+#include <gtest/gtest.h>
+
+#include "keyed/keyed_test_util.h"
+
+namespace thund::engine::keyed {
+namespace {
+
+using testing::Copy;
+using testing::CopyRun;
+using testing::Options;
+using testing::Oracle;
+using testing::ReadTarget;
+using testing::ScratchDir;
+
+class PassthroughTest : public ::testing::Test {
+ protected:
+  // Six files of 3 row groups (300 rows each): file f holds ids f*300 .. f*300+299
+  // unless `repeat_in_file` >= 0, whose rows repeat the ids of file 0.
+  std::string MakeSource(int repeat_in_file = -1) {
+    const std::string src = dir_ / "src";
+    std::filesystem::create_directories(src);
+    for (int f = 0; f < 6; ++f) {
+      const int base = f == repeat_in_file ? 0 : f * 300;
+      oracle_.Exec("COPY (SELECT " + std::to_string(base) + " + i AS id, 'u' || (" +
+                   std::to_string(base) + " + i) AS url, 'f" + std::to_string(f) +
+                   "' AS origin FROM range(300) t(i)) TO '" + src + "/part-" + std::to_string(f) +
+                   ".parquet' (FORMAT parquet, ROW_GROUP_SIZE 100)");
+    }
+    return src;
+  }
+  std::string Target(const std::string& where) {
+    const std::string dst = dir_ / "dst";
+    std::filesystem::create_directories(dst);
+    oracle_.Exec("COPY (SELECT * FROM read_parquet('" + dir_ / "src" + "/*.parquet') WHERE " + where +
+                 ") TO '" + dst + "/old.parquet' (FORMAT parquet)");
+    return dst;
+  }
+
+  ScratchDir dir_;
+  Oracle oracle_;
+};
+
+TEST_F(PassthroughTest, ResumeCopiesTheUnstartedFilesWhole) {
+  const std::string src = MakeSource();
+  const std::string dst = Target("id < 750");  // files 0, 1 done; file 2 half done
+  auto o = Options(src, dst, {"url"});
+  o.keyed.batch_size = 64;
+  CopyRun run = Copy(o);
+  ASSERT_TRUE(run.result.ok()) << run.result.status().ToString();
+  EXPECT_EQ(run.result->files_passed_through, 3);  // files 3, 4, 5
+  EXPECT_EQ(run.result->counts.rows_written, 1800 - 750);
+  EXPECT_EQ(run.result->counts.rows_skipped_existing, 750);
+  EXPECT_EQ(oracle_.Diff("SELECT * FROM read_parquet('" + src + "/*.parquet')", ReadTarget(dst)), "");
+  // A copied file is byte for byte the source file.
+  int same = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dst)) {
+    if (std::filesystem::file_size(e.path()) == std::filesystem::file_size(src + "/part-4.parquet") &&
+        oracle_.Int("SELECT count(*) FROM (SELECT * FROM '" + e.path().string() +
+                    "' EXCEPT ALL SELECT * FROM '" + src + "/part-4.parquet')") == 0) {
+      ++same;
+    }
+  }
+  EXPECT_GE(same, 1);
+}
+
+TEST_F(PassthroughTest, RepeatedKeysKeepTheFirstRowsOnly) {
+  // File 4 repeats file 0's keys: its rows are all new to the target but not to
+  // this run, so it must not be copied.
+  const std::string src = MakeSource(/*repeat_in_file=*/4);
+  const std::string dst = dir_ / "dst";
+  CopyRun run = Copy(Options(src, dst, {"url"}));
+  ASSERT_TRUE(run.result.ok()) << run.result.status().ToString();
+  EXPECT_EQ(run.result->files_passed_through, 5);
+  EXPECT_EQ(run.result->counts.rows_skipped_duplicate, 300);
+  EXPECT_EQ(oracle_.Diff("SELECT * FROM read_parquet('" + src + "/*.parquet') WHERE origin <> 'f4'",
+                         ReadTarget(dst)),
+            "");
+}
+
+TEST_F(PassthroughTest, DuplicatesAllDefersRepeatedKeysEvenInNewFiles) {
+  const std::string src = MakeSource(/*repeat_in_file=*/4);
+  const std::string dst = dir_ / "dst";
+  auto o = Options(src, dst, {"url"});
+  o.keyed.duplicates = Duplicates::kAll;
+  CopyRun run = Copy(o);
+  ASSERT_TRUE(run.result.ok()) << run.result.status().ToString();
+  EXPECT_EQ(run.result->files_passed_through, 4);  // files 1, 2, 3, 5
+  EXPECT_EQ(oracle_.Diff("SELECT * FROM read_parquet('" + src + "/*.parquet')", ReadTarget(dst)), "");
+  EXPECT_EQ(oracle_.Int("SELECT count(*) FROM (SELECT url FROM read_parquet('" + dst +
+                        "/*.parquet', filename = true) GROUP BY url HAVING count(DISTINCT filename) > 1)"),
+            0);
+}
+
+TEST_F(PassthroughTest, TransformsAndOtherFormatsAreNeverCopied) {
+  const std::string src = MakeSource();
+  auto transformed = Options(src, dir_ / "t", {"url"});
+  transformed.transform_sql = "SELECT id, url, upper(origin) AS origin FROM src";
+  CopyRun t = Copy(transformed);
+  ASSERT_TRUE(t.result.ok()) << t.result.status().ToString();
+  EXPECT_EQ(t.result->files_passed_through, 0);
+  EXPECT_EQ(oracle_.Diff("SELECT id, url, upper(origin) AS origin FROM read_parquet('" + src +
+                             "/*.parquet')",
+                         ReadTarget(dir_ / "t")),
+            "");
+  auto json = Options(src, dir_ / "j", {"url"});
+  json.output.format = FileFormat::kJson;
+  CopyRun j = Copy(json);
+  ASSERT_TRUE(j.result.ok());
+  EXPECT_EQ(j.result->files_passed_through, 0);
+  EXPECT_EQ(j.result->counts.rows_written, 1800);
+}
+
+}  // namespace
+}  // namespace thund::engine::keyed
