@@ -13,13 +13,13 @@
 //       the anti-join baseline: SRC rows whose url is not in TARGET, written as
 //       Parquet into OUT_DIR by DuckDB (COPY ... PER_THREAD_OUTPUT). Prints
 //       "rows=<n> seconds=<s>".
+#include <arrow/scalar.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
-
-#include <arrow/scalar.h>
 
 #include "engine/duckdb/duckdb_session.h"
 
@@ -48,7 +48,8 @@ std::unique_ptr<DuckDbSession> Open(int threads, const std::string& spill_dir = 
 
 // The row generator: a URL-like key unique per i, plus a payload.
 std::string Rows(int64_t begin, int64_t end) {
-  return "SELECT 'https://www.site' || (i % 9973) || '.example.com/articles/' || (i // 9973) || '-' || "
+  return "SELECT 'https://www.site' || (i % 9973) || '.example.com/articles/' || (i // 9973) || "
+         "'-' || "
          "substr(md5(i::VARCHAR), 1, 12) || '.html' AS url, i AS id, "
          "TIMESTAMP '2024-01-01' + to_seconds(i) AS ts, 'title number ' || (i % 100000) AS title, "
          "(i % 1000) / 10.0 AS score FROM range(" +
@@ -72,9 +73,9 @@ int Gen(int64_t rows, int64_t files, const std::string& dir) {
 int Even(const std::string& src, const std::string& out) {
   std::filesystem::create_directories(out);
   auto session = Open(0);
-  auto st = session->Execute("COPY (SELECT * FROM read_parquet('" + src +
-                             "/*.parquet') WHERE id % 2 = 0) TO '" + out +
-                             "' (FORMAT parquet, PER_THREAD_OUTPUT true, OVERWRITE_OR_IGNORE true)");
+  auto st = session->Execute(
+      "COPY (SELECT * FROM read_parquet('" + src + "/*.parquet') WHERE id % 2 = 0) TO '" + out +
+      "' (FORMAT parquet, PER_THREAD_OUTPUT true, OVERWRITE_OR_IGNORE true)");
   return st.ok() ? 0 : Fail(st);
 }
 
@@ -83,8 +84,9 @@ int CopyOut(const std::string& query, const std::string& out, int threads) {
   std::filesystem::create_directories(out);
   auto session = Open(threads, out + ".spill");
   const auto start = std::chrono::steady_clock::now();
-  auto st = session->Execute("COPY (" + query + ") TO '" + out +
-                             "' (FORMAT parquet, PER_THREAD_OUTPUT true, OVERWRITE_OR_IGNORE true)");
+  auto st =
+      session->Execute("COPY (" + query + ") TO '" + out +
+                       "' (FORMAT parquet, PER_THREAD_OUTPUT true, OVERWRITE_OR_IGNORE true)");
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::filesystem::remove_all(out + ".spill");
@@ -98,8 +100,9 @@ int CopyOut(const std::string& query, const std::string& out, int threads) {
 
 int AntiJoin(const std::string& src, const std::string& target, const std::string& out,
              int threads) {
-  return CopyOut("SELECT s.* FROM read_parquet('" + src + "/*.parquet') s ANTI JOIN read_parquet('" +
-                     target + "/*.parquet') t USING (url)",
+  return CopyOut("SELECT s.* FROM read_parquet('" + src +
+                     "/*.parquet') s ANTI JOIN read_parquet('" + target +
+                     "/*.parquet') t USING (url)",
                  out, threads);
 }
 
@@ -110,11 +113,12 @@ int main(int argc, char** argv) {
   if (cmd == "gen" && argc == 5) return Gen(std::atoll(argv[2]), std::atoll(argv[3]), argv[4]);
   if (cmd == "even" && argc == 4) return Even(argv[2], argv[3]);
   if (cmd == "copy" && argc == 6) {
-    return CopyOut("SELECT * FROM read_parquet('" + std::string(argv[2]) + "/*.parquet') WHERE " +
-                       argv[4],
-                   argv[3], std::atoi(argv[5]));
+    return CopyOut(
+        "SELECT * FROM read_parquet('" + std::string(argv[2]) + "/*.parquet') WHERE " + argv[4],
+        argv[3], std::atoi(argv[5]));
   }
-  if (cmd == "antijoin" && argc == 6) return AntiJoin(argv[2], argv[3], argv[4], std::atoi(argv[5]));
+  if (cmd == "antijoin" && argc == 6)
+    return AntiJoin(argv[2], argv[3], argv[4], std::atoi(argv[5]));
   std::fprintf(stderr,
                "usage: keyed_write_bench gen ROWS FILES DIR | even SRC OUT | "
                "copy SRC OUT WHERE THREADS | antijoin SRC TARGET OUT THREADS\n");

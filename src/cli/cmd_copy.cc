@@ -3,15 +3,15 @@
 // optionally transformed by a DuckDB SELECT, are appended to the directory DST
 // as atomically committed files -- skipping every row whose key DST already
 // holds, so a rerun after a crash continues where the first run stopped.
+#include <arrow/filesystem/filesystem.h>
+#include <arrow/filesystem/localfs.h>
+
+#include <CLI/CLI.hpp>
 #include <filesystem>
 #include <iostream>
 #include <memory>
-#include <optional>
-
-#include <CLI/CLI.hpp>
-#include <arrow/filesystem/filesystem.h>
-#include <arrow/filesystem/localfs.h>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cli/commands.h"
 #include "engine/keyed/keyed_copy.h"
@@ -24,7 +24,7 @@ namespace keyed = thund::engine::keyed;
 struct CopyOptions {
   std::string src;
   std::string dst;
-  std::string keys;  // comma-separated
+  std::string keys;                        // comma-separated
   std::vector<std::string> extra_sources;  // NAME=PATH
   std::string source_name = "src";
   std::string transform;
@@ -67,8 +67,8 @@ arrow::Result<keyed::KeyedCopyOptions> ToEngineOptions(const CopyOptions& o) {
     size_t start = 0;
     while (true) {
       const size_t comma = o.keys.find(',', start);
-      std::string name = o.keys.substr(start, comma == std::string::npos ? std::string::npos
-                                                                          : comma - start);
+      std::string name =
+          o.keys.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
       const size_t b = name.find_first_not_of(" \t");
       const size_t e = name.find_last_not_of(" \t");
       k.keyed.keys.push_back(b == std::string::npos ? "" : name.substr(b, e - b + 1));

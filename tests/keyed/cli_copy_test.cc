@@ -43,7 +43,8 @@ TEST_F(CliCopyTest, CopiesThenSkipsEverythingOnRerun) {
   EXPECT_EQ(summary["rows_written"], 1000);
   EXPECT_EQ(summary["files_written"], 4);
   EXPECT_EQ(summary["files_passed_through"], 0);
-  EXPECT_NE(first.err.find("does not exist yet: no row is skipped"), std::string::npos) << first.err;
+  EXPECT_NE(first.err.find("does not exist yet: no row is skipped"), std::string::npos)
+      << first.err;
 
   CommandResult second = Thund(Paths() + " --checkpoint-keys id --format json");
   ASSERT_EQ(second.exit_code, 0) << second.err;
@@ -52,8 +53,8 @@ TEST_F(CliCopyTest, CopiesThenSkipsEverythingOnRerun) {
   EXPECT_EQ(oracle_.Diff("SELECT * FROM '" + src_ + "'", ReadTarget(dst_, FileFormat::kJson)), "");
 
   // Parquet into a new target: the source file is all new and is committed whole.
-  CommandResult copied = Thund(ShellQuote(src_) + " " + ShellQuote(dir_ / "p") +
-                               " --checkpoint-keys id --json");
+  CommandResult copied =
+      Thund(ShellQuote(src_) + " " + ShellQuote(dir_ / "p") + " --checkpoint-keys id --json");
   ASSERT_EQ(copied.exit_code, 0) << copied.err;
   EXPECT_EQ(nlohmann::json::parse(copied.out)["files_passed_through"], 1);
   EXPECT_EQ(oracle_.Diff("SELECT * FROM '" + src_ + "'", ReadTarget(dir_ / "p")), "");

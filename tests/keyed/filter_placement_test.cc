@@ -1,9 +1,8 @@
 // PlanFilterPlacement: where the filter may run for a given query shape.
-#include <gtest/gtest.h>
+#include "engine/keyed/filter_placement.h"
 
 #include <arrow/api.h>
-
-#include "engine/keyed/filter_placement.h"
+#include <gtest/gtest.h>
 
 namespace thund::engine::keyed {
 namespace {
@@ -34,9 +33,10 @@ TEST(FilterPlacementTest, NoSqlFiltersTheSingleSource) {
 }
 
 TEST(FilterPlacementTest, ProjectionsAndWherePushDown) {
-  for (const char* sql : {"SELECT * FROM a", "SELECT id, upper(v) AS v FROM a WHERE k > 3",
-                          "SELECT a.id, v FROM a", "SELECT x.id FROM a AS x",
-                          "SELECT * EXCLUDE (v) FROM a", "SELECT DISTINCT id, v FROM a ORDER BY id"}) {
+  for (const char* sql :
+       {"SELECT * FROM a", "SELECT id, upper(v) AS v FROM a WHERE k > 3", "SELECT a.id, v FROM a",
+        "SELECT x.id FROM a AS x", "SELECT * EXCLUDE (v) FROM a",
+        "SELECT DISTINCT id, v FROM a ORDER BY id"}) {
     auto p = Plan(sql);
     EXPECT_FALSE(p.before_write) << sql << ": " << p.explanation;
     EXPECT_EQ(p.at_source.size(), 1u) << sql;
@@ -96,18 +96,18 @@ TEST(FilterPlacementTest, UnsafeShapesFilterBeforeTheWrite) {
     const char* sql;
     const char* why;
   };
-  for (const Case& c : std::vector<Case>{
-           {"SELECT id, count(*) AS n FROM a GROUP BY id", "aggregates"},
-           {"SELECT id, row_number() OVER (ORDER BY k) AS r FROM a", "window"},
-           {"SELECT id FROM a LIMIT 10", "LIMIT"},
-           {"SELECT DISTINCT ON (k) id FROM a", "DISTINCT ON"},
-           {"SELECT id + 0 AS id FROM a", "computed"},
-           {"SELECT CAST(id AS VARCHAR) AS id FROM a", "computed"},
-           {"WITH t AS (SELECT * FROM a) SELECT id FROM t", "WITH"},
-           {"SELECT x.id FROM a x JOIN a y ON x.k = y.id", "more than once"},
-           {"SELECT id FROM a WHERE v IN (SELECT v FROM a)", "more than once"},
-           {"SELECT id FROM a POSITIONAL JOIN b", ""},
-           {"SELECT * FROM range(3) t(id)", ""}}) {
+  for (const Case& c :
+       std::vector<Case>{{"SELECT id, count(*) AS n FROM a GROUP BY id", "aggregates"},
+                         {"SELECT id, row_number() OVER (ORDER BY k) AS r FROM a", "window"},
+                         {"SELECT id FROM a LIMIT 10", "LIMIT"},
+                         {"SELECT DISTINCT ON (k) id FROM a", "DISTINCT ON"},
+                         {"SELECT id + 0 AS id FROM a", "computed"},
+                         {"SELECT CAST(id AS VARCHAR) AS id FROM a", "computed"},
+                         {"WITH t AS (SELECT * FROM a) SELECT id FROM t", "WITH"},
+                         {"SELECT x.id FROM a x JOIN a y ON x.k = y.id", "more than once"},
+                         {"SELECT id FROM a WHERE v IN (SELECT v FROM a)", "more than once"},
+                         {"SELECT id FROM a POSITIONAL JOIN b", ""},
+                         {"SELECT * FROM range(3) t(id)", ""}}) {
     auto p = Plan(c.sql);
     EXPECT_TRUE(p.before_write) << c.sql;
     EXPECT_TRUE(p.at_source.empty()) << c.sql;

@@ -1,17 +1,17 @@
 // KeySet and the key encoder: exact membership against std::set oracles for
 // every storage, composite-key unambiguity, NULL handling, the collision policy
 // and the memory each key costs.
+#include "engine/keyed/key_set.h"
+
+#include <arrow/api.h>
 #include <gtest/gtest.h>
 
 #include <random>
 #include <set>
 #include <thread>
 
-#include <arrow/api.h>
-
 #include "engine/keyed/bytes_key_table.h"
 #include "engine/keyed/key_encoder.h"
-#include "engine/keyed/key_set.h"
 
 namespace thund::engine::keyed {
 namespace {
@@ -90,52 +90,61 @@ void CheckAgainstOracle(const KeySpec& spec, MakeKey make, int64_t buckets) {
 TEST(KeySetTest, Fixed64MatchesOracle) {
   KeySpec spec = SpecFor({arrow::field("id", arrow::int64())});
   ASSERT_EQ(spec.storage, KeyStorage::kFixed64);
-  CheckAgainstOracle(spec, [](std::mt19937_64& rng, int n, std::vector<std::string>* text,
-                              std::vector<std::shared_ptr<arrow::Array>>* cols) {
-    std::vector<std::optional<int64_t>> v;
-    for (int i = 0; i < n; ++i) {
-      // Small range for repeats, plus the all-ones pattern the table uses as "empty".
-      int64_t x = i % 97 == 0 ? -1 : static_cast<int64_t>(rng() % 20000) - 10000;
-      v.push_back(x);
-      text->push_back(std::to_string(x));
-    }
-    cols->push_back(Int64s(v));
-  }, 3);
+  CheckAgainstOracle(
+      spec,
+      [](std::mt19937_64& rng, int n, std::vector<std::string>* text,
+         std::vector<std::shared_ptr<arrow::Array>>* cols) {
+        std::vector<std::optional<int64_t>> v;
+        for (int i = 0; i < n; ++i) {
+          // Small range for repeats, plus the all-ones pattern the table uses as "empty".
+          int64_t x = i % 97 == 0 ? -1 : static_cast<int64_t>(rng() % 20000) - 10000;
+          v.push_back(x);
+          text->push_back(std::to_string(x));
+        }
+        cols->push_back(Int64s(v));
+      },
+      3);
 }
 
 TEST(KeySetTest, Fixed128CompositeMatchesOracle) {
   KeySpec spec = SpecFor({arrow::field("a", arrow::int64()), arrow::field("b", arrow::int32())});
   ASSERT_EQ(spec.storage, KeyStorage::kFixed128);
-  CheckAgainstOracle(spec, [](std::mt19937_64& rng, int n, std::vector<std::string>* text,
-                              std::vector<std::shared_ptr<arrow::Array>>* cols) {
-    arrow::Int64Builder a;
-    arrow::Int32Builder b;
-    for (int i = 0; i < n; ++i) {
-      int64_t x = static_cast<int64_t>(rng() % 300);
-      int32_t y = static_cast<int32_t>(rng() % 50);
-      EXPECT_TRUE(a.Append(x).ok());
-      EXPECT_TRUE(b.Append(y).ok());
-      text->push_back(std::to_string(x) + "/" + std::to_string(y));
-    }
-    cols->push_back(*a.Finish());
-    cols->push_back(*b.Finish());
-  }, 8);
+  CheckAgainstOracle(
+      spec,
+      [](std::mt19937_64& rng, int n, std::vector<std::string>* text,
+         std::vector<std::shared_ptr<arrow::Array>>* cols) {
+        arrow::Int64Builder a;
+        arrow::Int32Builder b;
+        for (int i = 0; i < n; ++i) {
+          int64_t x = static_cast<int64_t>(rng() % 300);
+          int32_t y = static_cast<int32_t>(rng() % 50);
+          EXPECT_TRUE(a.Append(x).ok());
+          EXPECT_TRUE(b.Append(y).ok());
+          text->push_back(std::to_string(x) + "/" + std::to_string(y));
+        }
+        cols->push_back(*a.Finish());
+        cols->push_back(*b.Finish());
+      },
+      8);
 }
 
 TEST(KeySetTest, BytesMatchesOracleWithVaryingLengths) {
   KeySpec spec = SpecFor({arrow::field("url", arrow::utf8())});
-  CheckAgainstOracle(spec, [](std::mt19937_64& rng, int n, std::vector<std::string>* text,
-                              std::vector<std::shared_ptr<arrow::Array>>* cols) {
-    std::vector<std::optional<std::string>> v;
-    for (int i = 0; i < n; ++i) {
-      std::string s = "https://h" + std::to_string(rng() % 40) + "/" +
-                      std::string(rng() % 300, 'x') + std::to_string(rng() % 30);
-      if (i % 500 == 0) s.clear();  // the empty string is a key like any other
-      v.push_back(s);
-      text->push_back(s);
-    }
-    cols->push_back(Strings(v));
-  }, 16);
+  CheckAgainstOracle(
+      spec,
+      [](std::mt19937_64& rng, int n, std::vector<std::string>* text,
+         std::vector<std::shared_ptr<arrow::Array>>* cols) {
+        std::vector<std::optional<std::string>> v;
+        for (int i = 0; i < n; ++i) {
+          std::string s = "https://h" + std::to_string(rng() % 40) + "/" +
+                          std::string(rng() % 300, 'x') + std::to_string(rng() % 30);
+          if (i % 500 == 0) s.clear();  // the empty string is a key like any other
+          v.push_back(s);
+          text->push_back(s);
+        }
+        cols->push_back(Strings(v));
+      },
+      16);
 }
 
 TEST(KeySetTest, CompositeKeysAreUnambiguous) {
@@ -150,7 +159,8 @@ TEST(KeySetTest, CompositeKeysAreUnambiguous) {
 
 TEST(KeySetTest, NullKeysAreNeverInsertedNorFound) {
   KeySpec spec = SpecFor({arrow::field("a", arrow::int64()), arrow::field("b", arrow::utf8())});
-  EncodedKeys keys = Encode(spec, {Int64s({1, std::nullopt, 3}), Strings({"x", "y", std::nullopt})});
+  EncodedKeys keys =
+      Encode(spec, {Int64s({1, std::nullopt, 3}), Strings({"x", "y", std::nullopt})});
   EXPECT_EQ(keys.null_count, 2);
   EXPECT_EQ(keys.is_null, (std::vector<uint8_t>{0, 1, 1}));
   auto set = KeySet::Make(spec.storage, 2);
@@ -244,9 +254,12 @@ TEST(KeySetTest, MemoryPerKeyStaysWithinTheDocumentedBounds) {
   std::vector<Case> cases;
   cases.push_back({SpecFor({arrow::field("id", arrow::int64())}), {Int64s(ids)}, 8 / 0.5 + 1});
   cases.push_back({SpecFor({arrow::field("a", arrow::int64()), arrow::field("b", arrow::int64())}),
-                   {Int64s(ids), Int64s(ids)}, 16 / 0.5 + 1});
-  cases.push_back({SpecFor({arrow::field("url", arrow::utf8())}), {Strings(urls)}, 40 + 2 + 16 + 8});
-  cases.push_back({SpecFor({arrow::field("url", arrow::utf8())}, KeyMatch::kHash), {Strings(urls)},
+                   {Int64s(ids), Int64s(ids)},
+                   16 / 0.5 + 1});
+  cases.push_back(
+      {SpecFor({arrow::field("url", arrow::utf8())}), {Strings(urls)}, 40 + 2 + 16 + 8});
+  cases.push_back({SpecFor({arrow::field("url", arrow::utf8())}, KeyMatch::kHash),
+                   {Strings(urls)},
                    16 / 0.5 + 1});
   for (auto& c : cases) {
     auto set = KeySet::Make(c.spec.storage, 8);

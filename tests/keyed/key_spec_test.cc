@@ -1,9 +1,8 @@
 // KeySpec: resolving key columns, refusing non-keyable types, choosing storage.
-#include <gtest/gtest.h>
+#include "engine/keyed/key_spec.h"
 
 #include <arrow/api.h>
-
-#include "engine/keyed/key_spec.h"
+#include <gtest/gtest.h>
 
 namespace thund::engine::keyed {
 namespace {
@@ -24,10 +23,10 @@ KeySpec Make(std::vector<std::string> keys, KeyMatch match = KeyMatch::kExact) {
 
 TEST(KeySpecTest, StorageFollowsKeyWidth) {
   EXPECT_EQ(Make({"id"}).storage, KeyStorage::kFixed64);
-  EXPECT_EQ(Make({"small", "Day"}).storage, KeyStorage::kFixed64);   // 2 + 4 bytes
-  EXPECT_EQ(Make({"id", "Day"}).storage, KeyStorage::kFixed128);     // 12 bytes
-  EXPECT_EQ(Make({"amount"}).storage, KeyStorage::kFixed128);        // 16 bytes
-  EXPECT_EQ(Make({"id", "amount"}).storage, KeyStorage::kBytes);     // 24 bytes
+  EXPECT_EQ(Make({"small", "Day"}).storage, KeyStorage::kFixed64);  // 2 + 4 bytes
+  EXPECT_EQ(Make({"id", "Day"}).storage, KeyStorage::kFixed128);    // 12 bytes
+  EXPECT_EQ(Make({"amount"}).storage, KeyStorage::kFixed128);       // 16 bytes
+  EXPECT_EQ(Make({"id", "amount"}).storage, KeyStorage::kBytes);    // 24 bytes
   EXPECT_EQ(Make({"url"}).storage, KeyStorage::kBytes);
   EXPECT_EQ(Make({"url"}, KeyMatch::kHash).storage, KeyStorage::kFixed128);
   // Hashing never replaces a key that fits 16 bytes exactly.
@@ -68,7 +67,8 @@ TEST(KeySpecTest, AmbiguousNamesAreRefused) {
 
 TEST(KeySpecTest, ResolveReportsAMissingKeyColumn) {
   KeySpec spec = Make({"id", "url"});
-  auto other = arrow::schema({arrow::field("url", arrow::utf8()), arrow::field("x", arrow::int8())});
+  auto other =
+      arrow::schema({arrow::field("url", arrow::utf8()), arrow::field("x", arrow::int8())});
   auto r = spec.Resolve(*other, "target file 'a.parquet'");
   ASSERT_TRUE(r.status().IsInvalid());
   EXPECT_NE(r.status().message().find("target file 'a.parquet': key column 'id' is missing"),
@@ -84,8 +84,8 @@ TEST(KeySpecTest, CastKeyColumnsConvertsOrExplains) {
   arrow::Int32Builder ib;
   ASSERT_TRUE(ib.AppendValues({1, 2, 3}).ok());
   auto ints = *ib.Finish();
-  auto batch = arrow::RecordBatch::Make(arrow::schema({arrow::field("id", arrow::int32())}), 3,
-                                        {ints});
+  auto batch =
+      arrow::RecordBatch::Make(arrow::schema({arrow::field("id", arrow::int32())}), 3, {ints});
   auto cast = CastKeyColumns(spec, *batch, {0}, "w");
   ASSERT_TRUE(cast.ok()) << cast.status().ToString();
   EXPECT_TRUE((*cast)[0]->type()->Equals(*arrow::int64()));
@@ -93,8 +93,8 @@ TEST(KeySpecTest, CastKeyColumnsConvertsOrExplains) {
   arrow::StringBuilder sb;
   ASSERT_TRUE(sb.AppendValues({"7", "x"}).ok());
   auto strings = *sb.Finish();
-  auto bad = arrow::RecordBatch::Make(arrow::schema({arrow::field("id", arrow::utf8())}), 2,
-                                      {strings});
+  auto bad =
+      arrow::RecordBatch::Make(arrow::schema({arrow::field("id", arrow::utf8())}), 2, {strings});
   auto failed = CastKeyColumns(spec, *bad, {0}, "target file 'f.csv'");
   ASSERT_TRUE(failed.status().IsInvalid());
   EXPECT_NE(failed.status().message().find("target file 'f.csv': key column 'id' has type string"),

@@ -25,11 +25,14 @@ class KeyedCopyTest : public ::testing::Test {
     for (int f = 0; f < files; ++f) {
       oracle_.Exec("COPY (SELECT i AS id, 'v' || i AS v, i % 7 AS g FROM range(" +
                    std::to_string(f * rows) + ", " + std::to_string((f + 1) * rows) +
-                   ") t(i)) TO '" + dir + "/part-" + std::to_string(f) + ".parquet' (FORMAT parquet)");
+                   ") t(i)) TO '" + dir + "/part-" + std::to_string(f) +
+                   ".parquet' (FORMAT parquet)");
     }
     return dir;
   }
-  std::string Source(const std::string& dir) { return "SELECT * FROM read_parquet('" + dir + "/*.parquet')"; }
+  std::string Source(const std::string& dir) {
+    return "SELECT * FROM read_parquet('" + dir + "/*.parquet')";
+  }
 
   ScratchDir dir_;
   Oracle oracle_;
@@ -83,8 +86,9 @@ TEST_F(KeyedCopyTest, MissingAndEmptyTargetsSkipNothingAndSaySo) {
 TEST_F(KeyedCopyTest, CompositeKeys) {
   const std::string src = dir_ / "pairs.parquet";
   // (a, b) unique; a and b each repeat.
-  oracle_.Exec("COPY (SELECT i // 10 AS a, 'b' || (i % 10) AS b, i AS payload FROM range(3000) t(i)) TO '" +
-               src + "' (FORMAT parquet)");
+  oracle_.Exec(
+      "COPY (SELECT i // 10 AS a, 'b' || (i % 10) AS b, i AS payload FROM range(3000) t(i)) TO '" +
+      src + "' (FORMAT parquet)");
   const std::string dst = dir_ / "dst";
   std::filesystem::create_directories(dst);
   oracle_.Exec("COPY (SELECT * FROM read_parquet('" + src + "') WHERE (a + payload) % 4 = 0) TO '" +
@@ -116,14 +120,15 @@ TEST_F(KeyedCopyTest, DuplicatesFirstKeepsTheFirstRowPerKeyInInputOrder) {
   ASSERT_TRUE(run.result.ok()) << run.result.status().ToString();
   const std::string first_rows =
       "SELECT id, v FROM (SELECT id, v, row_number() OVER (PARTITION BY id ORDER BY filename, "
-      "file_row_number) AS rn FROM read_parquet('" + src +
+      "file_row_number) AS rn FROM read_parquet('" +
+      src +
       "/*.parquet', filename = true, file_row_number = true) WHERE id NOT IN (5, 6)) WHERE rn = 1 "
       "UNION ALL SELECT 5, 'old' UNION ALL SELECT 6, 'old'";
   EXPECT_EQ(oracle_.Diff(first_rows, ReadTarget(dst)), "");
   const int64_t distinct_new = oracle_.Int("SELECT count(DISTINCT id) FROM read_parquet('" + src +
                                            "/*.parquet') WHERE id NOT IN (5, 6)");
-  const int64_t existing = oracle_.Int("SELECT count(*) FROM read_parquet('" + src +
-                                       "/*.parquet') WHERE id IN (5, 6)");
+  const int64_t existing =
+      oracle_.Int("SELECT count(*) FROM read_parquet('" + src + "/*.parquet') WHERE id IN (5, 6)");
   EXPECT_EQ(run.result->counts.rows_written, distinct_new);
   EXPECT_EQ(run.result->counts.rows_skipped_existing, existing);
   EXPECT_EQ(run.result->counts.rows_skipped_duplicate, 900 - existing - distinct_new);
@@ -131,11 +136,14 @@ TEST_F(KeyedCopyTest, DuplicatesFirstKeepsTheFirstRowPerKeyInInputOrder) {
 
 TEST_F(KeyedCopyTest, DuplicatesAllWritesEveryRowAndGroupsRepeatedKeysInOneFile) {
   const std::string src = dir_ / "src.parquet";
-  oracle_.Exec("COPY (SELECT i % 40 AS id, i AS v FROM range(100) t(i) UNION ALL "
-               "SELECT 1000 + i, i FROM range(20) t(i)) TO '" + src + "' (FORMAT parquet)");
+  oracle_.Exec(
+      "COPY (SELECT i % 40 AS id, i AS v FROM range(100) t(i) UNION ALL "
+      "SELECT 1000 + i, i FROM range(20) t(i)) TO '" +
+      src + "' (FORMAT parquet)");
   const std::string dst = dir_ / "dst";
   std::filesystem::create_directories(dst);
-  oracle_.Exec("COPY (SELECT 3::BIGINT AS id, -1::BIGINT AS v) TO '" + dst + "/old.parquet' (FORMAT parquet)");
+  oracle_.Exec("COPY (SELECT 3::BIGINT AS id, -1::BIGINT AS v) TO '" + dst +
+               "/old.parquet' (FORMAT parquet)");
   auto o = Options(src, dst, {"id"});
   o.keyed.duplicates = Duplicates::kAll;
   o.output.rows_per_file = 7;
@@ -146,17 +154,20 @@ TEST_F(KeyedCopyTest, DuplicatesAllWritesEveryRowAndGroupsRepeatedKeysInOneFile)
             "");
   EXPECT_TRUE(run.HasEvent(KeyedEvent::Kind::kDeferred, "one final file")) << run.EventsText();
   // Every repeated key lives in exactly one file (so a crash commits all or none of it).
-  EXPECT_EQ(oracle_.Int("SELECT count(*) FROM (SELECT id FROM read_parquet('" + dst +
-                        "/*.parquet', filename = true) GROUP BY id HAVING count(DISTINCT filename) > 1)"),
-            0);
+  EXPECT_EQ(
+      oracle_.Int("SELECT count(*) FROM (SELECT id FROM read_parquet('" + dst +
+                  "/*.parquet', filename = true) GROUP BY id HAVING count(DISTINCT filename) > 1)"),
+      0);
   EXPECT_EQ(run.result->counts.rows_skipped_duplicate, 0);
   EXPECT_EQ(run.result->counts.rows_skipped_existing, 3);  // id 3 occurs 3 times in 0..99
 }
 
 TEST_F(KeyedCopyTest, NullKeysFailByDefaultNamingTheRow) {
   const std::string src = dir_ / "nulls.parquet";
-  oracle_.Exec("COPY (SELECT CASE WHEN i = 41 THEN NULL ELSE i END AS id, i AS v FROM range(100) t(i)) TO '" +
-               src + "' (FORMAT parquet)");
+  oracle_.Exec(
+      "COPY (SELECT CASE WHEN i = 41 THEN NULL ELSE i END AS id, i AS v FROM range(100) t(i)) TO "
+      "'" +
+      src + "' (FORMAT parquet)");
   CopyRun run = Copy(Options(src, dir_ / "dst", {"id"}));
   ASSERT_TRUE(run.result.status().IsInvalid()) << run.result.status().ToString();
   const std::string msg = run.result.status().message();
@@ -166,8 +177,11 @@ TEST_F(KeyedCopyTest, NullKeysFailByDefaultNamingTheRow) {
 
 TEST_F(KeyedCopyTest, NullKeysDropIsCountedAndNeverWritten) {
   const std::string src = dir_ / "nulls.parquet";
-  oracle_.Exec("COPY (SELECT CASE WHEN i % 10 = 0 THEN NULL ELSE i % 50 END AS id, 'x' || (i % 3) AS k2, i AS v "
-               "FROM range(200) t(i)) TO '" + src + "' (FORMAT parquet)");
+  oracle_.Exec(
+      "COPY (SELECT CASE WHEN i % 10 = 0 THEN NULL ELSE i % 50 END AS id, 'x' || (i % 3) AS k2, i "
+      "AS v "
+      "FROM range(200) t(i)) TO '" +
+      src + "' (FORMAT parquet)");
   const std::string dst = dir_ / "dst";
   auto o = Options(src, dst, {"id", "k2"});
   o.keyed.null_keys = NullKeys::kDrop;
@@ -186,17 +200,21 @@ TEST_F(KeyedCopyTest, NullKeysDropIsCountedAndNeverWritten) {
 TEST_F(KeyedCopyTest, NullStringKeysOnTheZeroCopyPath) {
   // A single string key in Parquet is looked up straight from the pages.
   const std::string src = dir_ / "urls.parquet";
-  oracle_.Exec("COPY (SELECT CASE WHEN i % 9 = 4 THEN NULL ELSE 'u' || (i % 70) END AS url, i AS v "
-               "FROM range(300) t(i)) TO '" + src + "' (FORMAT parquet, ROW_GROUP_SIZE 100)");
+  oracle_.Exec(
+      "COPY (SELECT CASE WHEN i % 9 = 4 THEN NULL ELSE 'u' || (i % 70) END AS url, i AS v "
+      "FROM range(300) t(i)) TO '" +
+      src + "' (FORMAT parquet, ROW_GROUP_SIZE 100)");
   CopyRun failed = Copy(Options(src, dir_ / "a", {"url"}));
   ASSERT_TRUE(failed.result.status().IsInvalid());
-  EXPECT_NE(failed.result.status().message().find("urls.parquet' row group 0 row 5: a key column (url) is NULL"),
+  EXPECT_NE(failed.result.status().message().find(
+                "urls.parquet' row group 0 row 5: a key column (url) is NULL"),
             std::string::npos)
       << failed.result.status().message();
 
   const std::string dst = dir_ / "b";
   std::filesystem::create_directories(dst);
-  oracle_.Exec("COPY (SELECT 'u3' AS url, -1::BIGINT AS v) TO '" + dst + "/old.parquet' (FORMAT parquet)");
+  oracle_.Exec("COPY (SELECT 'u3' AS url, -1::BIGINT AS v) TO '" + dst +
+               "/old.parquet' (FORMAT parquet)");
   auto o = Options(src, dst, {"url"});
   o.keyed.null_keys = NullKeys::kDrop;
   CopyRun run = Copy(o);
@@ -204,16 +222,19 @@ TEST_F(KeyedCopyTest, NullStringKeysOnTheZeroCopyPath) {
   EXPECT_EQ(run.result->counts.rows_null_key,
             oracle_.Int("SELECT count(*) FROM '" + src + "' WHERE url IS NULL"));
   const std::string expected =
-      "SELECT url, v FROM (SELECT url, v, row_number() OVER (PARTITION BY url ORDER BY v) AS rn FROM '" + src +
-      "' WHERE url IS NOT NULL AND url <> 'u3') WHERE rn = 1 UNION ALL SELECT 'u3', -1";
+      "SELECT url, v FROM (SELECT url, v, row_number() OVER (PARTITION BY url ORDER BY v) AS rn "
+      "FROM '" +
+      src + "' WHERE url IS NOT NULL AND url <> 'u3') WHERE rn = 1 UNION ALL SELECT 'u3', -1";
   EXPECT_EQ(oracle_.Diff(expected, ReadTarget(dst)), "");
 }
 
 TEST_F(KeyedCopyTest, JoinOfTwoSourcesFiltersTheKeyCarryingSide) {
   const std::string orders = dir_ / "orders.parquet";
   const std::string customers = dir_ / "customers.csv";
-  oracle_.Exec("COPY (SELECT i AS order_id, i % 30 AS customer_id, i * 1.5 AS amount FROM range(2000) t(i)) TO '" +
-               orders + "' (FORMAT parquet)");
+  oracle_.Exec(
+      "COPY (SELECT i AS order_id, i % 30 AS customer_id, i * 1.5 AS amount FROM range(2000) t(i)) "
+      "TO '" +
+      orders + "' (FORMAT parquet)");
   oracle_.Exec("COPY (SELECT i AS customer_id, 'name' || i AS name FROM range(25) t(i)) TO '" +
                customers + "' (FORMAT csv, HEADER)");
   const std::string join =
@@ -245,8 +266,10 @@ TEST_F(KeyedCopyTest, JoinOfTwoSourcesFiltersTheKeyCarryingSide) {
 TEST_F(KeyedCopyTest, UnionFiltersEachBranch) {
   const std::string a = dir_ / "a.parquet";
   const std::string b = dir_ / "b.json";
-  oracle_.Exec("COPY (SELECT i AS id, 'a' AS origin FROM range(0, 500) t(i)) TO '" + a + "' (FORMAT parquet)");
-  oracle_.Exec("COPY (SELECT i AS id, 'b' AS origin FROM range(500, 900) t(i)) TO '" + b + "' (FORMAT json)");
+  oracle_.Exec("COPY (SELECT i AS id, 'a' AS origin FROM range(0, 500) t(i)) TO '" + a +
+               "' (FORMAT parquet)");
+  oracle_.Exec("COPY (SELECT i AS id, 'b' AS origin FROM range(500, 900) t(i)) TO '" + b +
+               "' (FORMAT json)");
   const std::string dst = dir_ / "dst";
   std::filesystem::create_directories(dst);
   oracle_.Exec("COPY (SELECT i AS id, 'old' AS origin FROM range(0, 900, 4) t(i)) TO '" + dst +
@@ -275,7 +298,8 @@ TEST_F(KeyedCopyTest, ComputedKeyIsFilteredBeforeTheWrite) {
   o.transform_sql = "SELECT 'k' || id AS key, upper(v) AS v FROM src";
   CopyRun run = Copy(o);
   ASSERT_TRUE(run.result.ok()) << run.result.status().ToString();
-  EXPECT_TRUE(run.HasEvent(KeyedEvent::Kind::kPlacement, "filter before the write: key key is computed"))
+  EXPECT_TRUE(
+      run.HasEvent(KeyedEvent::Kind::kPlacement, "filter before the write: key key is computed"))
       << run.EventsText();
   EXPECT_EQ(run.result->shape, "streaming");  // row-wise: batch by batch
   EXPECT_EQ(run.result->counts.rows_skipped_existing, 120);
@@ -309,8 +333,8 @@ TEST_F(KeyedCopyTest, CsvAndJsonTargetsReadTheirKeysWithTheWrittenType) {
   const std::string src = dir_ / "src.parquet";
   // String keys that look like numbers: "007" must stay "007" when the keys are
   // read back from a CSV or JSON target (type inference would make it 7).
-  oracle_.Exec("COPY (SELECT lpad(i::VARCHAR, 3, '0') AS code, i AS v FROM range(300) t(i)) TO '" + src +
-               "' (FORMAT parquet)");
+  oracle_.Exec("COPY (SELECT lpad(i::VARCHAR, 3, '0') AS code, i AS v FROM range(300) t(i)) TO '" +
+               src + "' (FORMAT parquet)");
   for (FileFormat fmt : {FileFormat::kCsv, FileFormat::kJson, FileFormat::kParquet}) {
     const std::string dst = dir_ / (std::string("dst_") + Name(fmt));
     KeyedCopyOptions o = Options(src, dst, {"code"});
@@ -327,11 +351,11 @@ TEST_F(KeyedCopyTest, CsvAndJsonTargetsReadTheirKeysWithTheWrittenType) {
     EXPECT_EQ(second.result->counts.rows_written, 100) << Name(fmt);
     const std::string files = dst + "/*" + ExtensionOf(fmt);
     const std::string actual =
-        fmt == FileFormat::kCsv
-            ? "SELECT code, v FROM read_csv('" + files + "', types = {'code': 'VARCHAR', 'v': 'BIGINT'})"
-        : fmt == FileFormat::kJson
-            ? "SELECT code, v FROM read_json('" + files + "', columns = {'code': 'VARCHAR', 'v': 'BIGINT'})"
-            : "SELECT code, v FROM read_parquet('" + files + "')";
+        fmt == FileFormat::kCsv ? "SELECT code, v FROM read_csv('" + files +
+                                      "', types = {'code': 'VARCHAR', 'v': 'BIGINT'})"
+        : fmt == FileFormat::kJson ? "SELECT code, v FROM read_json('" + files +
+                                         "', columns = {'code': 'VARCHAR', 'v': 'BIGINT'})"
+                                   : "SELECT code, v FROM read_parquet('" + files + "')";
     EXPECT_EQ(oracle_.Diff("SELECT code, v FROM '" + src + "'", actual), "") << Name(fmt);
   }
 }
@@ -341,23 +365,29 @@ TEST_F(KeyedCopyTest, PartialFilesOfAKilledWriterAreIgnoredAndRemoved) {
   const std::string dst = dir_ / "dst";
   std::filesystem::create_directories(dst);
   // What a SIGKILL mid-write leaves: a temporary holding a truncated Parquet file.
-  std::ofstream(dst + "/_tmp-0123456789abcdef-part-x-000003.parquet.inprogress") << "PAR1 truncated";
+  std::ofstream(dst + "/_tmp-0123456789abcdef-part-x-000003.parquet.inprogress")
+      << "PAR1 truncated";
   CopyRun run = Copy(Options(src, dst, {"id"}));
   ASSERT_TRUE(run.result.ok()) << run.result.status().ToString();
-  EXPECT_TRUE(run.HasEvent(KeyedEvent::Kind::kCleanup, "removed 1 partial file")) << run.EventsText();
-  EXPECT_FALSE(std::filesystem::exists(dst + "/_tmp-0123456789abcdef-part-x-000003.parquet.inprogress"));
+  EXPECT_TRUE(run.HasEvent(KeyedEvent::Kind::kCleanup, "removed 1 partial file"))
+      << run.EventsText();
+  EXPECT_FALSE(
+      std::filesystem::exists(dst + "/_tmp-0123456789abcdef-part-x-000003.parquet.inprogress"));
   EXPECT_EQ(oracle_.Diff(Source(src), ReadTarget(dst)), "");
 }
 
 TEST_F(KeyedCopyTest, SmallBatchesManyBucketsAndHashMatchingGiveTheSameRows) {
   const std::string src = dir_ / "src.parquet";
-  oracle_.Exec("COPY (SELECT 'https://example.com/' || (i * 7919 % 5000) AS url, i AS v FROM range(5000) t(i)) TO '" +
-               src + "' (FORMAT parquet)");
+  oracle_.Exec(
+      "COPY (SELECT 'https://example.com/' || (i * 7919 % 5000) AS url, i AS v FROM range(5000) "
+      "t(i)) TO '" +
+      src + "' (FORMAT parquet)");
   const std::string dst_exact = dir_ / "exact";
   const std::string dst_hash = dir_ / "hash";
   for (const auto& dst : {dst_exact, dst_hash}) {
     std::filesystem::create_directories(dst);
-    oracle_.Exec("COPY (SELECT * FROM '" + src + "' WHERE v % 3 = 1) TO '" + dst + "/old.parquet' (FORMAT parquet)");
+    oracle_.Exec("COPY (SELECT * FROM '" + src + "' WHERE v % 3 = 1) TO '" + dst +
+                 "/old.parquet' (FORMAT parquet)");
   }
   KeyedCopyOptions exact = Options(src, dst_exact, {"url"});
   exact.keyed.batch_size = 7;

@@ -21,8 +21,8 @@ class KeyedErrorsTest : public ::testing::Test {
     src_ = dir_ / "src.parquet";
     dst_ = dir_ / "dst";
     std::filesystem::create_directories(dst_);
-    oracle_.Exec("COPY (SELECT i AS id, 'v' || i AS v, i / 2.0 AS score FROM range(50) t(i)) TO '" + src_ +
-                 "' (FORMAT parquet)");
+    oracle_.Exec("COPY (SELECT i AS id, 'v' || i AS v, i / 2.0 AS score FROM range(50) t(i)) TO '" +
+                 src_ + "' (FORMAT parquet)");
   }
   // Runs and expects an Invalid error containing every fragment; checks that no
   // data file appeared in the target.
@@ -40,7 +40,8 @@ class KeyedErrorsTest : public ::testing::Test {
   std::vector<std::string> Files() const {
     std::vector<std::string> out;
     if (!std::filesystem::exists(dst_)) return out;
-    for (const auto& e : std::filesystem::directory_iterator(dst_)) out.push_back(e.path().string());
+    for (const auto& e : std::filesystem::directory_iterator(dst_))
+      out.push_back(e.path().string());
     std::sort(out.begin(), out.end());
     return out;
   }
@@ -72,8 +73,8 @@ TEST_F(KeyedErrorsTest, UnknownKeyColumn) {
 }
 
 TEST_F(KeyedErrorsTest, NonKeyableColumn) {
-  ExpectError(Options(src_, dst_, {"score"}), {"key column 'score' (double) cannot be a key",
-                                                "cast the column to DECIMAL"});
+  ExpectError(Options(src_, dst_, {"score"}),
+              {"key column 'score' (double) cannot be a key", "cast the column to DECIMAL"});
 }
 
 TEST_F(KeyedErrorsTest, KeyColumnMissingFromATargetFile) {
@@ -98,9 +99,7 @@ TEST_F(KeyedErrorsTest, UnreadableTargetFile) {
   ExpectError(Options(src_, dst_, {"id"}), {"notes.txt", "no known data extension"});
 }
 
-TEST_F(KeyedErrorsTest, TargetIsAFile) {
-  ExpectError(Options(src_, src_, {"id"}), {"is a file"});
-}
+TEST_F(KeyedErrorsTest, TargetIsAFile) { ExpectError(Options(src_, src_, {"id"}), {"is a file"}); }
 
 TEST_F(KeyedErrorsTest, MissingSource) {
   ExpectError(Options(dir_ / "nope/*.parquet", dst_, {"id"}), {"matches no data files"});

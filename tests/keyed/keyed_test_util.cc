@@ -1,13 +1,12 @@
 #include "keyed/keyed_test_util.h"
 
+#include <arrow/scalar.h>
+#include <arrow/table.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <mutex>
 #include <random>
-
-#include <arrow/scalar.h>
-#include <arrow/table.h>
 
 namespace thund::engine::keyed::testing {
 

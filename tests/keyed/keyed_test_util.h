@@ -3,6 +3,9 @@
 // as plain DuckDB SQL over the files, never through the code under test).
 #pragma once
 
+#include <arrow/filesystem/localfs.h>
+#include <arrow/result.h>
+#include <arrow/status.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -10,22 +13,18 @@
 #include <string>
 #include <vector>
 
-#include <arrow/filesystem/localfs.h>
-#include <arrow/result.h>
-#include <arrow/status.h>
-
 #include "engine/duckdb/duckdb_session.h"
 #include "engine/keyed/keyed_copy.h"
 
-#define KEYED_ASSERT_OK(expr)                      \
-  do {                                             \
-    const ::arrow::Status _st = (expr);            \
-    ASSERT_TRUE(_st.ok()) << _st.ToString();       \
+#define KEYED_ASSERT_OK(expr)                \
+  do {                                       \
+    const ::arrow::Status _st = (expr);      \
+    ASSERT_TRUE(_st.ok()) << _st.ToString(); \
   } while (0)
 #define KEYED_CONCAT_INNER_(a, b) a##b
 #define KEYED_CONCAT_(a, b) KEYED_CONCAT_INNER_(a, b)
-#define KEYED_ASSIGN_IMPL_(tmp, lhs, expr)         \
-  auto tmp = (expr);                               \
+#define KEYED_ASSIGN_IMPL_(tmp, lhs, expr)          \
+  auto tmp = (expr);                                \
   ASSERT_TRUE(tmp.ok()) << tmp.status().ToString(); \
   lhs = std::move(tmp).ValueUnsafe()
 #define KEYED_ASSERT_OK_AND_ASSIGN(lhs, expr) \

@@ -2,9 +2,8 @@
 // points of a large write, then reruns until one completes. The final target
 // must hold exactly the rows of one clean run -- none missing, none twice --
 // checked against DuckDB over the source files.
-#include <gtest/gtest.h>
-
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -62,7 +61,7 @@ int CountTemporaries(const std::string& dir) {
 }
 
 struct KillStats {
-  int killed = 0;           // processes that died of our SIGKILL
+  int killed = 0;            // processes that died of our SIGKILL
   int temporaries_seen = 0;  // partial files found right after a kill
 };
 
@@ -94,12 +93,15 @@ class KillTest : public ::testing::Test {
     std::filesystem::create_directories(src);
     const int64_t per = rows / files;
     const std::string id =
-        dup_every > 0 ? "CASE WHEN i % " + std::to_string(dup_every) + " = 7 THEN i // 3 ELSE i END" : "i";
+        dup_every > 0 ? "CASE WHEN i % " + std::to_string(dup_every) + " = 7 THEN i // 3 ELSE i END"
+                      : "i";
     for (int f = 0; f < files; ++f) {
-      oracle_.Exec("COPY (SELECT " + id + " AS id, 'https://site' || (i % 997) || '.example/p/' || i AS url, "
+      oracle_.Exec("COPY (SELECT " + id +
+                   " AS id, 'https://site' || (i % 997) || '.example/p/' || i AS url, "
                    "i * 0.25 AS amount, 'payload ' || (i % 13) AS note FROM range(" +
-                   std::to_string(f * per) + ", " + std::to_string((f + 1) * per) + ") t(i)) TO '" + src +
-                   "/part-" + std::to_string(1000 + f) + ".parquet' (FORMAT parquet, ROW_GROUP_SIZE 50000)");
+                   std::to_string(f * per) + ", " + std::to_string((f + 1) * per) + ") t(i)) TO '" +
+                   src + "/part-" + std::to_string(1000 + f) +
+                   ".parquet' (FORMAT parquet, ROW_GROUP_SIZE 50000)");
     }
     return src;
   }
@@ -122,18 +124,18 @@ class KillTest : public ::testing::Test {
                 << " ms: " << (killed ? "killed" : "finished first") << ", committed "
                 << CountCommitted(dst) << ", partial " << CountTemporaries(dst) << "\n";
       // What is visible is always readable: partial files are hidden.
-      EXPECT_GE(oracle_.Int("SELECT count(*) FROM " +
-                            std::string(args.back() == "json" ? "read_json('" + dst + "/*.json')"
-                                                              : "read_parquet('" + dst + "/*.parquet')")),
-                0);
+      EXPECT_GE(
+          oracle_.Int("SELECT count(*) FROM " +
+                      std::string(args.back() == "json" ? "read_json('" + dst + "/*.json')"
+                                                        : "read_parquet('" + dst + "/*.parquet')")),
+          0);
     }
     const std::string log_final = dir_ / "final.log";
     pid_t pid = Spawn(args, log_final);
     int status = 0;
     waitpid(pid, &status, 0);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-        << "the final run failed:\n"
-        << std::ifstream(log_final).rdbuf();
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the final run failed:\n"
+                                                               << std::ifstream(log_final).rdbuf();
     EXPECT_EQ(CountTemporaries(dst), 0);  // the final run cleaned up
     return stats;
   }
@@ -149,15 +151,27 @@ TEST_F(KillTest, SigkillAtRandomPointsThenRerunWritesEachRowExactlyOnce) {
   const int rows_per_file = 40000;
   // The (row-wise) transform makes every row go through decode, filter and
   // encode into 75 new files, rather than whole-file copies.
-  const std::vector<std::string> args = {THUND_BINARY, "copy", src, dst, "--checkpoint-keys", "id",
-                                         "--transform", "SELECT * FROM src",
-                                         "--rows-per-file", std::to_string(rows_per_file),
-                                         "--threads", "2", "-q", "--format", "parquet"};
+  const std::vector<std::string> args = {THUND_BINARY,
+                                         "copy",
+                                         src,
+                                         dst,
+                                         "--checkpoint-keys",
+                                         "id",
+                                         "--transform",
+                                         "SELECT * FROM src",
+                                         "--rows-per-file",
+                                         std::to_string(rows_per_file),
+                                         "--threads",
+                                         "2",
+                                         "-q",
+                                         "--format",
+                                         "parquet"};
   const uint64_t seed = std::random_device{}();
   std::cout << "[ seed ] " << seed << "\n";
   KillStats stats = KillAndFinish(args, dst, 4, static_cast<int>(rows / rows_per_file), seed);
   EXPECT_GE(stats.killed, 1) << "no run was actually killed mid-write";
-  EXPECT_EQ(oracle_.Diff("SELECT * FROM read_parquet('" + src + "/*.parquet')", ReadTarget(dst)), "");
+  EXPECT_EQ(oracle_.Diff("SELECT * FROM read_parquet('" + src + "/*.parquet')", ReadTarget(dst)),
+            "");
   EXPECT_EQ(oracle_.Int("SELECT count(*) - count(DISTINCT id) FROM read_parquet('" + dst +
                         "/*.parquet')"),
             0);
@@ -168,13 +182,15 @@ TEST_F(KillTest, SigkillWhileCopyingWholeFiles) {
   const int64_t rows = 1200000;
   const std::string src = MakeSource(rows, 60, /*dup_every=*/0);
   const std::string dst = dir_ / "dst";
-  const std::vector<std::string> args = {THUND_BINARY, "copy", src, dst, "--checkpoint-keys", "url",
-                                         "--threads", "2", "-q", "--format", "parquet"};
+  const std::vector<std::string> args = {THUND_BINARY, "copy",      src, dst,  "--checkpoint-keys",
+                                         "url",        "--threads", "2", "-q", "--format",
+                                         "parquet"};
   const uint64_t seed = std::random_device{}();
   std::cout << "[ seed ] " << seed << "\n";
   KillStats stats = KillAndFinish(args, dst, 3, 60, seed);
   EXPECT_GE(stats.killed, 1) << "no run was actually killed mid-copy";
-  EXPECT_EQ(oracle_.Diff("SELECT * FROM read_parquet('" + src + "/*.parquet')", ReadTarget(dst)), "");
+  EXPECT_EQ(oracle_.Diff("SELECT * FROM read_parquet('" + src + "/*.parquet')", ReadTarget(dst)),
+            "");
 }
 
 TEST_F(KillTest, SigkillWithRepeatedKeysKeepsFirstRowsOrAllRowsExactly) {
@@ -182,20 +198,33 @@ TEST_F(KillTest, SigkillWithRepeatedKeysKeepsFirstRowsOrAllRowsExactly) {
   const std::string src = MakeSource(rows, 12, /*dup_every=*/50);
   const std::string first_rows =
       "SELECT id, url, amount, note FROM (SELECT *, row_number() OVER (PARTITION BY id ORDER BY "
-      "filename, file_row_number) AS rn FROM read_parquet('" + src +
-      "/*.parquet', filename = true, file_row_number = true)) WHERE rn = 1";
+      "filename, file_row_number) AS rn FROM read_parquet('" +
+      src + "/*.parquet', filename = true, file_row_number = true)) WHERE rn = 1";
   const uint64_t seed = std::random_device{}();
   std::cout << "[ seed ] " << seed << "\n";
   for (const std::string dup : {"first", "all"}) {
     const std::string dst = dir_ / ("dst_" + dup);
-    const std::vector<std::string> args = {THUND_BINARY, "copy", src, dst, "--checkpoint-keys", "id",
-                                           "--duplicates", dup, "--rows-per-file", "20000",
-                                           "--threads", "2", "-q", "--format", "json"};
-    KillStats stats = KillAndFinish(args, dst, 3, static_cast<int>(rows / 20000), seed + dup.size());
+    const std::vector<std::string> args = {THUND_BINARY,
+                                           "copy",
+                                           src,
+                                           dst,
+                                           "--checkpoint-keys",
+                                           "id",
+                                           "--duplicates",
+                                           dup,
+                                           "--rows-per-file",
+                                           "20000",
+                                           "--threads",
+                                           "2",
+                                           "-q",
+                                           "--format",
+                                           "json"};
+    KillStats stats =
+        KillAndFinish(args, dst, 3, static_cast<int>(rows / 20000), seed + dup.size());
     EXPECT_GE(stats.killed, 1) << dup;
-    const std::string actual =
-        "SELECT id, url, amount, note FROM read_json('" + dst +
-        "/*.json', columns = {'id': 'BIGINT', 'url': 'VARCHAR', 'amount': 'DECIMAL(18,2)', 'note': 'VARCHAR'})";
+    const std::string actual = "SELECT id, url, amount, note FROM read_json('" + dst +
+                               "/*.json', columns = {'id': 'BIGINT', 'url': 'VARCHAR', 'amount': "
+                               "'DECIMAL(18,2)', 'note': 'VARCHAR'})";
     const std::string expected =
         dup == "first" ? first_rows
                        : "SELECT id, url, amount, note FROM read_parquet('" + src + "/*.parquet')";

@@ -34,8 +34,8 @@ class PassthroughTest : public ::testing::Test {
   std::string Target(const std::string& where) {
     const std::string dst = dir_ / "dst";
     std::filesystem::create_directories(dst);
-    oracle_.Exec("COPY (SELECT * FROM read_parquet('" + dir_ / "src" + "/*.parquet') WHERE " + where +
-                 ") TO '" + dst + "/old.parquet' (FORMAT parquet)");
+    oracle_.Exec("COPY (SELECT * FROM read_parquet('" + dir_ / "src" + "/*.parquet') WHERE " +
+                 where + ") TO '" + dst + "/old.parquet' (FORMAT parquet)");
     return dst;
   }
 
@@ -53,11 +53,13 @@ TEST_F(PassthroughTest, ResumeCopiesTheUnstartedFilesWhole) {
   EXPECT_EQ(run.result->files_passed_through, 3);  // files 3, 4, 5
   EXPECT_EQ(run.result->counts.rows_written, 1800 - 750);
   EXPECT_EQ(run.result->counts.rows_skipped_existing, 750);
-  EXPECT_EQ(oracle_.Diff("SELECT * FROM read_parquet('" + src + "/*.parquet')", ReadTarget(dst)), "");
+  EXPECT_EQ(oracle_.Diff("SELECT * FROM read_parquet('" + src + "/*.parquet')", ReadTarget(dst)),
+            "");
   // A copied file is byte for byte the source file.
   int same = 0;
   for (const auto& e : std::filesystem::directory_iterator(dst)) {
-    if (std::filesystem::file_size(e.path()) == std::filesystem::file_size(src + "/part-4.parquet") &&
+    if (std::filesystem::file_size(e.path()) ==
+            std::filesystem::file_size(src + "/part-4.parquet") &&
         oracle_.Int("SELECT count(*) FROM (SELECT * FROM '" + e.path().string() +
                     "' EXCEPT ALL SELECT * FROM '" + src + "/part-4.parquet')") == 0) {
       ++same;
@@ -88,9 +90,11 @@ TEST_F(PassthroughTest, DuplicatesAllDefersRepeatedKeysEvenInNewFiles) {
   CopyRun run = Copy(o);
   ASSERT_TRUE(run.result.ok()) << run.result.status().ToString();
   EXPECT_EQ(run.result->files_passed_through, 4);  // files 1, 2, 3, 5
-  EXPECT_EQ(oracle_.Diff("SELECT * FROM read_parquet('" + src + "/*.parquet')", ReadTarget(dst)), "");
-  EXPECT_EQ(oracle_.Int("SELECT count(*) FROM (SELECT url FROM read_parquet('" + dst +
-                        "/*.parquet', filename = true) GROUP BY url HAVING count(DISTINCT filename) > 1)"),
+  EXPECT_EQ(oracle_.Diff("SELECT * FROM read_parquet('" + src + "/*.parquet')", ReadTarget(dst)),
+            "");
+  EXPECT_EQ(oracle_.Int(
+                "SELECT count(*) FROM (SELECT url FROM read_parquet('" + dst +
+                "/*.parquet', filename = true) GROUP BY url HAVING count(DISTINCT filename) > 1)"),
             0);
 }
 

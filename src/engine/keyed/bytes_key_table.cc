@@ -45,8 +45,8 @@ uint64_t BytesKeyTable::Append(std::string_view key) {
   if (chunks_.empty() || used_ + need > chunks_.back().size()) {
     // Chunks grow with the arena (64 KiB .. 4 MiB), so a small set wastes
     // little and a big one takes few, populated, allocations.
-    size_t size = std::clamp<size_t>(static_cast<size_t>(chunk_bytes_ / 2), kMinChunkBytes,
-                                     kChunkBytes);
+    size_t size =
+        std::clamp<size_t>(static_cast<size_t>(chunk_bytes_ / 2), kMinChunkBytes, kChunkBytes);
     size = std::max(size, need);
     chunks_.emplace_back(size);
     chunk_bytes_ += static_cast<int64_t>(size);

@@ -4,7 +4,8 @@
 // bits, so most mismatches are rejected without touching the arena) and the
 // entry's arena position. Lookups compare the full bytes: exact, never fooled by
 // a hash collision. Memory per key: its length + 1-2 bytes + 8 bytes / load
-// (load 0.375..0.75, so 10.7..21.3 bytes of slots per key). Not thread-safe (the KeySet locks around it).
+// (load 0.375..0.75, so 10.7..21.3 bytes of slots per key). Not thread-safe (the KeySet locks
+// around it).
 #pragma once
 
 #include <cstdint>
@@ -38,8 +39,8 @@ class BytesKeyTable {
   int64_t MemoryBytes() const;
 
  private:
-  static constexpr int kChunkBits = 26;                // positions address 64 MiB per chunk
-  static constexpr size_t kChunkBytes = 4u << 20;     // largest usual chunk
+  static constexpr int kChunkBits = 26;            // positions address 64 MiB per chunk
+  static constexpr size_t kChunkBytes = 4u << 20;  // largest usual chunk
   static constexpr size_t kMinChunkBytes = 64u << 10;
   static uint64_t TagOf(uint64_t tag_bits) { return tag_bits >> 48; }
 
@@ -55,7 +56,7 @@ class BytesKeyTable {
   uint64_t mask_ = 0;
   int64_t size_ = 0;
   std::vector<ZeroedArray<uint8_t>> chunks_;
-  uint32_t used_ = 0;  // bytes used in the last chunk
+  uint32_t used_ = 0;        // bytes used in the last chunk
   int64_t chunk_bytes_ = 0;  // all chunks' sizes
 };
 

@@ -106,9 +106,8 @@ class ParquetFileReader final : public DataFileReader {
       auto* typed = static_cast<parquet::ByteArrayReader*>(column.get());
       while (typed->HasNext()) {
         int64_t values_read = 0;
-        const int64_t levels =
-            typed->ReadBatch(kChunk, max_def > 0 ? def.data() : nullptr, nullptr, values.data(),
-                             &values_read);
+        const int64_t levels = typed->ReadBatch(kChunk, max_def > 0 ? def.data() : nullptr, nullptr,
+                                                values.data(), &values_read);
         if (levels == 0) break;
         int64_t v = 0;
         for (int64_t i = 0; i < levels; ++i) {
@@ -117,7 +116,8 @@ class ParquetFileReader final : public DataFileReader {
           if (null) {
             views[i] = std::string_view();
           } else {
-            views[i] = std::string_view(reinterpret_cast<const char*>(values[v].ptr), values[v].len);
+            views[i] =
+                std::string_view(reinterpret_cast<const char*>(values[v].ptr), values[v].len);
             ++v;
           }
         }
@@ -164,10 +164,9 @@ arrow::Result<std::shared_ptr<arrow::Table>> ReadCsv(
   auto convert = arrow::csv::ConvertOptions::Defaults();
   for (const auto& [name, type] : options.column_types) convert.column_types[name] = type;
   if (project && options.only_columns) convert.include_columns = *options.only_columns;
-  ARROW_ASSIGN_OR_RAISE(auto reader,
-                        arrow::csv::TableReader::Make(KeyedIoContext(), input, read,
-                                                      arrow::csv::ParseOptions::Defaults(),
-                                                      convert));
+  ARROW_ASSIGN_OR_RAISE(
+      auto reader, arrow::csv::TableReader::Make(KeyedIoContext(), input, read,
+                                                 arrow::csv::ParseOptions::Defaults(), convert));
   return reader->Read();
 }
 
@@ -182,8 +181,8 @@ arrow::Result<std::shared_ptr<arrow::Table>> ReadJson(
     parse.explicit_schema = arrow::schema(typed);
     parse.unexpected_field_behavior = arrow::json::UnexpectedFieldBehavior::InferType;
   }
-  ARROW_ASSIGN_OR_RAISE(auto reader, arrow::json::TableReader::Make(
-                                         KeyedMemoryPool(), input, read, parse));
+  ARROW_ASSIGN_OR_RAISE(auto reader,
+                        arrow::json::TableReader::Make(KeyedMemoryPool(), input, read, parse));
   return reader->Read();
 }
 
@@ -200,8 +199,8 @@ arrow::Result<std::unique_ptr<DataFileReader>> OpenWhole(
       ARROW_ASSIGN_OR_RAISE(auto full, ReadCsv(again, options, /*project=*/false));
       for (const auto& name : *options.only_columns) {
         if (full->schema()->GetFieldIndex(name) < 0) {
-          return arrow::Status::Invalid("column '", name, "' is missing (columns: ",
-                                        ColumnList(*full->schema()), ")");
+          return arrow::Status::Invalid(
+              "column '", name, "' is missing (columns: ", ColumnList(*full->schema()), ")");
         }
       }
       return projected.status();
@@ -214,8 +213,8 @@ arrow::Result<std::unique_ptr<DataFileReader>> OpenWhole(
       for (const auto& name : *options.only_columns) {
         int i = table->schema()->GetFieldIndex(name);
         if (i < 0) {
-          return arrow::Status::Invalid("column '", name, "' is missing (columns: ",
-                                        ColumnList(*table->schema()), ")");
+          return arrow::Status::Invalid(
+              "column '", name, "' is missing (columns: ", ColumnList(*table->schema()), ")");
         }
         indices.push_back(i);
       }
@@ -247,8 +246,8 @@ arrow::Result<std::unique_ptr<DataFileReader>> OpenParquet(
 arrow::Result<std::unique_ptr<DataFileReader>> DataFileReader::Open(
     std::shared_ptr<arrow::fs::FileSystem> fs, const DataFile& file,
     const DataReadOptions& options) {
-  auto opened = file.format == FileFormat::kParquet ? OpenParquet(fs, file)
-                                                    : OpenWhole(fs, file, options);
+  auto opened =
+      file.format == FileFormat::kParquet ? OpenParquet(fs, file) : OpenWhole(fs, file, options);
   if (!opened.ok()) return Annotate(opened.status(), file);
   return opened;
 }

@@ -7,6 +7,11 @@
 // Thread-safety: one reader per thread; different readers are independent.
 #pragma once
 
+#include <arrow/filesystem/filesystem.h>
+#include <arrow/record_batch.h>
+#include <arrow/result.h>
+#include <arrow/type.h>
+
 #include <functional>
 #include <map>
 #include <memory>
@@ -14,11 +19,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <arrow/filesystem/filesystem.h>
-#include <arrow/record_batch.h>
-#include <arrow/result.h>
-#include <arrow/type.h>
 
 #include "engine/keyed/file_format.h"
 
@@ -55,9 +55,9 @@ class DataFileReader {
 
   // Zero-copy scan of one string/binary column (top-level field `field`) of
   // unit `unit`: calls fn(values, is_null, n) for successive runs of at most
-  // `max_rows` rows (and at most one Parquet page), in order. `values` point into the decoder's page buffers and are valid only
-  // during the call (is_null[i] = 1 leaves values[i] empty). Parquet files
-  // with a flat BYTE_ARRAY column only: else NotImplemented (use ReadUnit).
+  // `max_rows` rows (and at most one Parquet page), in order. `values` point into the decoder's
+  // page buffers and are valid only during the call (is_null[i] = 1 leaves values[i] empty).
+  // Parquet files with a flat BYTE_ARRAY column only: else NotImplemented (use ReadUnit).
   using StringChunkFn = std::function<arrow::Status(const std::string_view* values,
                                                     const uint8_t* is_null, int64_t n)>;
   virtual arrow::Status ScanStringColumn(int unit, int field, int64_t max_rows,

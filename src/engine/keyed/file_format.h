@@ -2,14 +2,14 @@
 // a directory or a glob, and the files already in a target directory.
 #pragma once
 
+#include <arrow/filesystem/filesystem.h>
+#include <arrow/result.h>
+
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <arrow/filesystem/filesystem.h>
-#include <arrow/result.h>
 
 namespace thund::engine::keyed {
 

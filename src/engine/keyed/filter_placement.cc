@@ -2,7 +2,6 @@
 
 #include <set>
 
-
 #include "engine/keyed/key_spec.h"
 #include "engine/keyed/placement_tree.h"
 #include "ir/duckdb_parser.h"
@@ -44,16 +43,15 @@ arrow::Result<FilterPlacement> PlanFilterPlacement(const std::string& sql,
     for (const auto& k : keys) {
       int i = FindColumn(*sources[0].schema, k);
       if (i < 0) {
-        return arrow::Status::Invalid("source '", sources[0].name, "' has no key column '", k,
-                                      "'");
+        return arrow::Status::Invalid("source '", sources[0].name, "' has no key column '", k, "'");
       }
       columns.push_back(sources[0].schema->field(i)->name());
     }
     p.at_source[sources[0].name] = columns;
     p.before_write = false;
     p.row_wise = true;
-    p.explanation = "filter right after source '" + sources[0].name + "' (key " +
-                    JoinNames(columns) + ")";
+    p.explanation =
+        "filter right after source '" + sources[0].name + "' (key " + JoinNames(columns) + ")";
     return p;
   }
   ARROW_ASSIGN_OR_RAISE(Json statements, internal::ParseSqlToJson(sql));
@@ -84,7 +82,7 @@ arrow::Result<FilterPlacement> PlanFilterPlacement(const std::string& sql,
     if (col == nullptr) return before_write("the output has no column " + keys[k]);
     if (!col->plain || col->origins.empty()) {
       return before_write("key " + keys[k] + " is computed in the query, not copied from a source" +
-                         (r.why.empty() ? "" : " (" + r.why + ")"));
+                          (r.why.empty() ? "" : " (" + r.why + ")"));
     }
     std::set<std::string> these;
     for (const auto& o : col->origins) {

@@ -19,13 +19,13 @@
 // says why, for the run's event.
 #pragma once
 
+#include <arrow/result.h>
+#include <arrow/type.h>
+
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <arrow/result.h>
-#include <arrow/type.h>
 
 namespace thund::engine::keyed {
 

@@ -123,8 +123,8 @@ arrow::Status EncodeKeys(const KeySpec& spec,
                          const std::vector<std::shared_ptr<arrow::Array>>& columns,
                          EncodedKeys* out) {
   if (columns.size() != spec.names.size() || columns.empty()) {
-    return arrow::Status::Invalid("EncodeKeys: expected ", spec.names.size(),
-                                  " key columns, got ", columns.size());
+    return arrow::Status::Invalid("EncodeKeys: expected ", spec.names.size(), " key columns, got ",
+                                  columns.size());
   }
   const int64_t n = columns[0]->length();
   for (const auto& c : columns) {

@@ -9,14 +9,14 @@
 // XXH3-128 hash of its bytes (kFixed128). kBytes keeps the bytes.
 #pragma once
 
+#include <arrow/array.h>
+#include <arrow/result.h>
+
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <arrow/array.h>
-#include <arrow/result.h>
 
 #include "engine/keyed/key_spec.h"
 
@@ -32,9 +32,9 @@ struct EncodedKeys {
   int64_t length = 0;
   int64_t null_count = 0;
   std::vector<uint8_t> is_null;
-  std::vector<uint64_t> hash;  // places the key: shard (high bits) and slot (low bits)
-  std::vector<uint64_t> w0;    // kFixed*: first word; kBytes: 64 more hash bits (the tag)
-  std::vector<uint64_t> w1;    // kFixed128: second word
+  std::vector<uint64_t> hash;           // places the key: shard (high bits) and slot (low bits)
+  std::vector<uint64_t> w0;             // kFixed*: first word; kBytes: 64 more hash bits (the tag)
+  std::vector<uint64_t> w1;             // kFixed128: second word
   std::vector<std::string_view> bytes;  // kBytes: the key bytes (into the arrays or scratch)
   std::string scratch;                  // owns composite keys' bytes
   // Keeps the arrays `bytes` points into alive.

@@ -88,8 +88,8 @@ class ShardedKeySet final : public KeySet {
       }
       const int64_t k = i - kSlotAhead;
       if (k >= 0) {
-        out[k] = !keys.is_null[k] &&
-                 Ops::Contains(shards_[ShardOf(keys.hash[k], b)].table, keys, k);
+        out[k] =
+            !keys.is_null[k] && Ops::Contains(shards_[ShardOf(keys.hash[k], b)].table, keys, k);
       }
     }
   }

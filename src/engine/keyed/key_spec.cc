@@ -1,9 +1,9 @@
 #include "engine/keyed/key_spec.h"
 
+#include <arrow/compute/cast.h>
+
 #include <algorithm>
 #include <cctype>
-
-#include <arrow/compute/cast.h>
 
 #include "engine/keyed/memory_pool.h"
 
@@ -113,7 +113,8 @@ arrow::Result<KeySpec> KeySpec::Make(const arrow::Schema& written,
                                      const std::vector<std::string>& keys, KeyMatch match,
                                      const std::string& where) {
   if (keys.empty()) {
-    return arrow::Status::Invalid(where, ": checkpoint keys: the key list is empty; name one or "
+    return arrow::Status::Invalid(where,
+                                  ": checkpoint keys: the key list is empty; name one or "
                                   "more columns that identify a row");
   }
   KeySpec spec;
@@ -127,9 +128,9 @@ arrow::Result<KeySpec> KeySpec::Make(const arrow::Schema& written,
                                     "' matches several columns; rename them apart");
     }
     if (i < 0) {
-      return arrow::Status::Invalid(where, ": key column '", key,
-                                    "' is not a column of the rows being written (columns: ",
-                                    ColumnList(written), ")");
+      return arrow::Status::Invalid(
+          where, ": key column '", key,
+          "' is not a column of the rows being written (columns: ", ColumnList(written), ")");
     }
     auto type = ValueType(written.field(i)->type());
     auto width = KeyWidth(*type);
@@ -167,8 +168,8 @@ arrow::Result<std::vector<int>> KeySpec::Resolve(const arrow::Schema& schema,
                                     "' matches several columns; rename them apart");
     }
     if (i < 0) {
-      return arrow::Status::Invalid(where, ": key column '", name, "' is missing (columns: ",
-                                    ColumnList(schema),
+      return arrow::Status::Invalid(where, ": key column '", name,
+                                    "' is missing (columns: ", ColumnList(schema),
                                     "); every file of the target must hold the key columns");
     }
     out.push_back(i);
@@ -209,8 +210,7 @@ arrow::Result<std::vector<std::shared_ptr<arrow::Array>>> CastKeyColumns(
                                     column->type()->ToString(), " here but ",
                                     spec.types[k]->ToString(),
                                     " in the rows being written, and the values do not convert (",
-                                    cast.status().message(),
-                                    "); make the key types agree");
+                                    cast.status().message(), "); make the key types agree");
     }
     out.push_back(std::move(cast).ValueOrDie());
   }

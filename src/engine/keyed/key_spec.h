@@ -12,14 +12,14 @@
 // equality unreliable: cast to DECIMAL or a string), as are nested and null types.
 #pragma once
 
-#include <memory>
-#include <string>
-#include <vector>
-
 #include <arrow/array.h>
 #include <arrow/record_batch.h>
 #include <arrow/result.h>
 #include <arrow/type.h>
+
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "engine/keyed/keyed_options.h"
 
@@ -35,7 +35,7 @@ enum class KeyStorage {
 const char* Name(KeyStorage s);
 
 struct KeySpec {
-  std::vector<std::string> names;                      // as spelled in the written schema
+  std::vector<std::string> names;                       // as spelled in the written schema
   std::vector<std::shared_ptr<arrow::DataType>> types;  // value types (dictionaries decoded)
   std::vector<int> widths;  // bytes per column when fixed width, else -1
   KeyStorage storage = KeyStorage::kBytes;

@@ -56,8 +56,8 @@ struct Run {
         static_cast<int64_t>(s.units.size()), threads, 2 * threads,
         [&](int64_t i) -> arrow::Result<UnitRows> {
           const bool defer = use_filter && !keys_only && unit_writer->DeferAllNew(s.units[i].file);
-          ARROW_ASSIGN_OR_RAISE(UnitRows rows, ReadSourceUnit(fs, s, s.units[i], uf, batch_size,
-                                                              keys_only, defer));
+          ARROW_ASSIGN_OR_RAISE(
+              UnitRows rows, ReadSourceUnit(fs, s, s.units[i], uf, batch_size, keys_only, defer));
           if (apply_transform) {
             for (auto& b : rows.batches) {
               ARROW_ASSIGN_OR_RAISE(b, transform->ApplyToBatch(s.name, b));
@@ -101,8 +101,9 @@ struct Run {
           }));
       ARROW_RETURN_NOT_OK(transform->Register(s.name, s.schema, std::move(all)));
     }
-    auto drain = [&](const std::function<arrow::Status(const std::shared_ptr<arrow::RecordBatch>&)>&
-                         fn) -> arrow::Status {
+    auto drain =
+        [&](const std::function<arrow::Status(const std::shared_ptr<arrow::RecordBatch>&)>& fn)
+        -> arrow::Status {
       ARROW_ASSIGN_OR_RAISE(auto reader, transform->Stream());
       while (true) {
         ARROW_ASSIGN_OR_RAISE(auto batch, reader->Next());
@@ -173,15 +174,15 @@ arrow::Result<KeyedCopyResult> RunKeyedCopy(const std::shared_ptr<arrow::fs::Fil
   }
   ARROW_ASSIGN_OR_RAISE(int removed, CleanupTemporaries(*fs, options.target));
   if (removed > 0) {
-    run.Emit(KeyedEvent::Kind::kCleanup,
-             "removed " + std::to_string(removed) +
-                 " partial file(s) left in '" + options.target + "' by an interrupted write");
+    run.Emit(KeyedEvent::Kind::kCleanup, "removed " + std::to_string(removed) +
+                                             " partial file(s) left in '" + options.target +
+                                             "' by an interrupted write");
   }
-  ARROW_ASSIGN_OR_RAISE(run.filter, KeyedWriteFilter::Make(options.keyed, *written, fs,
-                                                           options.target, on_event));
-  ARROW_ASSIGN_OR_RAISE(run.placement, PlanFilterPlacement(options.transform_sql,
-                                                           run.filter->spec().names,
-                                                           source_schemas));
+  ARROW_ASSIGN_OR_RAISE(
+      run.filter, KeyedWriteFilter::Make(options.keyed, *written, fs, options.target, on_event));
+  ARROW_ASSIGN_OR_RAISE(
+      run.placement,
+      PlanFilterPlacement(options.transform_sql, run.filter->spec().names, source_schemas));
   const bool streaming = options.transform_sql.empty() || run.placement.row_wise;
   int64_t source_rows = 0;
   for (const auto& s : run.sources) source_rows += s.known_rows;
@@ -194,13 +195,13 @@ arrow::Result<KeyedCopyResult> RunKeyedCopy(const std::shared_ptr<arrow::fs::Fil
   ARROW_ASSIGN_OR_RAISE(run.writer, OutputFileWriter::Make(fs, options.target, out, written));
   if (on_event) {
     run.writer->set_on_commit([on_event](const std::string& path, int64_t rows) {
-      on_event(KeyedEvent{KeyedEvent::Kind::kCommitted,
-                          path + " (" + std::to_string(rows) + " rows)"});
+      on_event(
+          KeyedEvent{KeyedEvent::Kind::kCommitted, path + " (" + std::to_string(rows) + " rows)"});
     });
   }
   // Whole files pass through only when rows are written exactly as read.
-  const bool passthrough = streaming && options.transform_sql.empty() &&
-                           out.format == FileFormat::kParquet;
+  const bool passthrough =
+      streaming && options.transform_sql.empty() && out.format == FileFormat::kParquet;
   run.unit_writer = std::make_unique<UnitWriter>(
       fs, streaming ? &run.sources[0] : nullptr, written, run.filter.get(), run.writer.get(),
       !run.placement.before_write, passthrough, run.batch_size,

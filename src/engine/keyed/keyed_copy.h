@@ -22,13 +22,13 @@
 // docs/keyed-writes.md for the exact guarantee).
 #pragma once
 
+#include <arrow/filesystem/filesystem.h>
+#include <arrow/result.h>
+
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <arrow/filesystem/filesystem.h>
-#include <arrow/result.h>
 
 #include "engine/keyed/file_format.h"
 #include "engine/keyed/keyed_events.h"
@@ -38,9 +38,9 @@
 namespace thund::engine::keyed {
 
 struct CopySource {
-  std::string name = "src";            // the name the transform's SQL uses
-  std::string path;                    // a file, a directory or a glob
-  std::optional<FileFormat> format;    // default: from each file's extension
+  std::string name = "src";          // the name the transform's SQL uses
+  std::string path;                  // a file, a directory or a glob
+  std::optional<FileFormat> format;  // default: from each file's extension
 };
 
 struct KeyedCopyOptions {
@@ -48,17 +48,17 @@ struct KeyedCopyOptions {
   std::string target;               // directory of output files
   std::string transform_sql;        // optional DuckDB SELECT over the sources
   KeyedWriteOptions keyed;
-  OutputOptions output;             // output.threads is set from keyed.threads
+  OutputOptions output;  // output.threads is set from keyed.threads
 };
 
 struct KeyedCopyResult {
   KeyedCounts counts;
   int64_t files_written = 0;
   int64_t files_passed_through = 0;  // source files committed unchanged (all rows new)
-  int64_t key_set_bytes = 0;     // target + run key sets
+  int64_t key_set_bytes = 0;         // target + run key sets
   int64_t target_keys = 0;
-  std::string placement;         // where the filter ran, and why
-  std::string shape;             // "streaming" | "materialized"
+  std::string placement;  // where the filter ran, and why
+  std::string shape;      // "streaming" | "materialized"
   double seconds = 0;
 };
 

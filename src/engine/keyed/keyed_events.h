@@ -10,13 +10,13 @@ namespace thund::engine::keyed {
 
 struct KeyedEvent {
   enum class Kind {
-    kTargetMissing,   // the target does not exist yet: nothing is skipped
-    kTargetEmpty,     // the target holds no rows: nothing is skipped
-    kTargetLoaded,    // keys loaded: files, keys, bytes, seconds
-    kCleanup,         // temporaries of a killed writer removed
-    kPlacement,       // where the filter runs (after a source / before the write) and why
-    kDeferred,        // duplicates=all: rows of repeated keys held for one final file
-    kCommitted,       // an output file was renamed into place (message: path and rows)
+    kTargetMissing,  // the target does not exist yet: nothing is skipped
+    kTargetEmpty,    // the target holds no rows: nothing is skipped
+    kTargetLoaded,   // keys loaded: files, keys, bytes, seconds
+    kCleanup,        // temporaries of a killed writer removed
+    kPlacement,      // where the filter runs (after a source / before the write) and why
+    kDeferred,       // duplicates=all: rows of repeated keys held for one final file
+    kCommitted,      // an output file was renamed into place (message: path and rows)
   };
   Kind kind = Kind::kTargetLoaded;
   std::string message;

@@ -49,8 +49,7 @@ arrow::Status KeyedWriteOptions::Validate() const {
   std::unordered_set<std::string> seen;
   for (size_t i = 0; i < keys.size(); ++i) {
     if (keys[i].empty()) {
-      return arrow::Status::Invalid("checkpoint keys: key #", i + 1,
-                                    " is an empty column name");
+      return arrow::Status::Invalid("checkpoint keys: key #", i + 1, " is an empty column name");
     }
     if (!seen.insert(keys[i]).second) {
       return arrow::Status::Invalid("checkpoint keys: column '", keys[i],

@@ -6,13 +6,13 @@
 // semantics and keyed_write_filter.h for the engine API.
 #pragma once
 
+#include <arrow/result.h>
+#include <arrow/status.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <arrow/result.h>
-#include <arrow/status.h>
 
 #include "thund/ir.h"
 

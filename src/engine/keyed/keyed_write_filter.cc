@@ -1,10 +1,10 @@
 #include "engine/keyed/keyed_write_filter.h"
 
-#include <cstdio>
-
 #include <arrow/array/builder_primitive.h>
 #include <arrow/compute/api_vector.h>
 #include <arrow/datum.h>
+
+#include <cstdio>
 
 #include "engine/keyed/memory_pool.h"
 
@@ -38,10 +38,10 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> KeepRows(const arrow::RecordB
   for (int64_t i = 0; i < batch.num_rows(); ++i) builder.UnsafeAppend(keep[i] != 0);
   ARROW_ASSIGN_OR_RAISE(auto mask, builder.Finish());
   auto shared = arrow::RecordBatch::Make(batch.schema(), batch.num_rows(), batch.columns());
-  ARROW_ASSIGN_OR_RAISE(auto filtered,
-                        arrow::compute::Filter(arrow::Datum(shared), arrow::Datum(mask),
-                                               arrow::compute::FilterOptions::Defaults(),
-                                               KeyedExecContext()));
+  ARROW_ASSIGN_OR_RAISE(
+      auto filtered,
+      arrow::compute::Filter(arrow::Datum(shared), arrow::Datum(mask),
+                             arrow::compute::FilterOptions::Defaults(), KeyedExecContext()));
   return filtered.record_batch();
 }
 
@@ -75,9 +75,9 @@ arrow::Result<std::unique_ptr<KeyedWriteFilter>> KeyedWriteFilter::Make(
                                              std::to_string(target.files) +
                                              " data files): no row is skipped");
   } else {
-    const double per_key =
-        target.keys > 0 ? static_cast<double>(target.memory_bytes) / static_cast<double>(target.keys)
-                        : 0.0;
+    const double per_key = target.keys > 0 ? static_cast<double>(target.memory_bytes) /
+                                                 static_cast<double>(target.keys)
+                                           : 0.0;
     std::string msg = "loaded " + std::to_string(target.keys) + " keys [" + spec.ToString() +
                       "] from " + std::to_string(target.files) + " files of '" + target_dir +
                       "' in " + Fixed(target.seconds, 2) + " s; key set " +
@@ -92,9 +92,8 @@ arrow::Result<std::unique_ptr<KeyedWriteFilter>> KeyedWriteFilter::Make(
       new KeyedWriteFilter(options, std::move(spec), std::move(target)));
 }
 
-arrow::Status KeyedWriteFilter::Encode(
-    const std::vector<std::shared_ptr<arrow::Array>>& key_arrays, const std::string& where,
-    EncodedKeys* keys) const {
+arrow::Status KeyedWriteFilter::Encode(const std::vector<std::shared_ptr<arrow::Array>>& key_arrays,
+                                       const std::string& where, EncodedKeys* keys) const {
   if (key_arrays.size() != spec_.names.size()) {
     return arrow::Status::Invalid(where, ": expected ", spec_.names.size(), " key columns, got ",
                                   key_arrays.size());
@@ -120,7 +119,8 @@ arrow::Status KeyedWriteFilter::CheckNulls(const EncodedKeys& keys, const std::s
   std::string names;
   for (size_t k = 0; k < spec_.names.size(); ++k) names += (k > 0 ? ", " : "") + spec_.names[k];
   return arrow::Status::Invalid(
-      where, " row ", first_row + row + 1, ": a key column (", names, ") is NULL (", keys.null_count,
+      where, " row ", first_row + row + 1, ": a key column (", names, ") is NULL (",
+      keys.null_count,
       " such rows in this batch); a checkpoint key must identify its row. Fix or filter these "
       "rows (e.g. --transform \"... WHERE key IS NOT NULL\"), or drop them with --null-keys drop");
 }
@@ -151,8 +151,8 @@ arrow::Result<int64_t> KeyedWriteFilter::SelectNewEncoded(const EncodedKeys& key
 }
 
 arrow::Result<std::shared_ptr<arrow::RecordBatch>> KeyedWriteFilter::DropExisting(
-    const arrow::RecordBatch& batch, const std::vector<int>& key_columns,
-    const std::string& where, int64_t first_row) const {
+    const arrow::RecordBatch& batch, const std::vector<int>& key_columns, const std::string& where,
+    int64_t first_row) const {
   std::vector<uint8_t> keep;
   ARROW_ASSIGN_OR_RAISE(int64_t kept,
                         SelectNew(Columns(batch, key_columns), where, first_row, &keep));

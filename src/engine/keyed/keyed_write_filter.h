@@ -29,14 +29,14 @@
 // returned; NoteForAll and FilterForWrite are for one thread at a time.
 #pragma once
 
+#include <arrow/filesystem/filesystem.h>
+#include <arrow/record_batch.h>
+#include <arrow/result.h>
+
 #include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <arrow/filesystem/filesystem.h>
-#include <arrow/record_batch.h>
-#include <arrow/result.h>
 
 #include "engine/keyed/key_set.h"
 #include "engine/keyed/key_spec.h"

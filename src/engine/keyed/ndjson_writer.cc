@@ -1,12 +1,12 @@
 #include "engine/keyed/ndjson_writer.h"
 
-#include <charconv>
-#include <cmath>
-
 #include <arrow/array.h>
 #include <arrow/compute/cast.h>
 #include <arrow/scalar.h>
 #include <arrow/visit_type_inline.h>
+
+#include <charconv>
+#include <cmath>
 
 namespace thund::engine::keyed {
 namespace {
@@ -77,8 +77,8 @@ void AppendValue(const arrow::Array& array, int64_t i, std::string* out) {
     case T::BOOL:
       out->append(static_cast<const arrow::BooleanArray&>(array).Value(i) ? "true" : "false");
       return;
-#define THUND_INT_CASE(ID, ARR) \
-  case T::ID:                   \
+#define THUND_INT_CASE(ID, ARR)                                        \
+  case T::ID:                                                          \
     AppendNumber(static_cast<const arrow::ARR&>(array).Value(i), out); \
     return;
       THUND_INT_CASE(INT8, Int8Array)

@@ -7,12 +7,12 @@
 // anything else as its Arrow text form.
 #pragma once
 
-#include <memory>
-#include <string>
-
 #include <arrow/io/interfaces.h>
 #include <arrow/record_batch.h>
 #include <arrow/status.h>
+
+#include <memory>
+#include <string>
 
 namespace thund::engine::keyed {
 

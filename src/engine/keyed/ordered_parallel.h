@@ -8,6 +8,9 @@
 // later units are not consumed.
 #pragma once
 
+#include <arrow/result.h>
+#include <arrow/status.h>
+
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -15,9 +18,6 @@
 #include <mutex>
 #include <thread>
 #include <vector>
-
-#include <arrow/result.h>
-#include <arrow/status.h>
 
 namespace thund::engine::keyed {
 

@@ -1,13 +1,13 @@
 #include "engine/keyed/output_file_writer.h"
 
-#include <cstdio>
-
-#include <arrow/csv/writer.h>
-#include <arrow/ipc/writer.h>
 #include <arrow/buffer.h>
+#include <arrow/csv/writer.h>
 #include <arrow/io/interfaces.h>
+#include <arrow/ipc/writer.h>
 #include <parquet/arrow/writer.h>
 #include <parquet/properties.h>
+
+#include <cstdio>
 
 #include "engine/fs/atomic_write.h"
 #include "engine/keyed/memory_pool.h"
@@ -37,16 +37,15 @@ arrow::Status Encode(FileFormat format, const arrow::Schema& schema, int64_t row
       }
       auto props = builder.build();
       auto arrow_props = parquet::ArrowWriterProperties::Builder().store_schema()->build();
-      ARROW_ASSIGN_OR_RAISE(auto writer,
-                            parquet::arrow::FileWriter::Open(schema, KeyedMemoryPool(),
-                                                             sink, props, arrow_props));
+      ARROW_ASSIGN_OR_RAISE(auto writer, parquet::arrow::FileWriter::Open(
+                                             schema, KeyedMemoryPool(), sink, props, arrow_props));
       for (const auto& b : batches) ARROW_RETURN_NOT_OK(writer->WriteRecordBatch(*b));
       return writer->Close();
     }
     case FileFormat::kCsv: {
-      ARROW_ASSIGN_OR_RAISE(auto writer, arrow::csv::MakeCSVWriter(
-                                             sink, std::make_shared<arrow::Schema>(schema),
-                                             arrow::csv::WriteOptions::Defaults()));
+      ARROW_ASSIGN_OR_RAISE(auto writer,
+                            arrow::csv::MakeCSVWriter(sink, std::make_shared<arrow::Schema>(schema),
+                                                      arrow::csv::WriteOptions::Defaults()));
       for (const auto& b : batches) ARROW_RETURN_NOT_OK(writer->WriteRecordBatch(*b));
       return writer->Close();
     }
@@ -137,9 +136,8 @@ arrow::Status OutputFileWriter::Submit(std::vector<std::shared_ptr<arrow::Record
   job.rows = rows;
   job.copy_from = std::move(copy_from);
   std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, [&] {
-    return !error_.ok() || static_cast<int64_t>(queue_.size()) < options_.threads;
-  });
+  cv_.wait(lock,
+           [&] { return !error_.ok() || static_cast<int64_t>(queue_.size()) < options_.threads; });
   if (!error_.ok()) return error_;
   queue_.push_back(std::move(job));
   cv_.notify_all();

@@ -12,6 +12,10 @@
 // Thread-safety: Write/Flush/WriteOneFile/Finish from one thread.
 #pragma once
 
+#include <arrow/filesystem/filesystem.h>
+#include <arrow/record_batch.h>
+#include <arrow/result.h>
+
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -22,17 +26,13 @@
 #include <thread>
 #include <vector>
 
-#include <arrow/filesystem/filesystem.h>
-#include <arrow/record_batch.h>
-#include <arrow/result.h>
-
 #include "engine/keyed/file_format.h"
 
 namespace thund::engine::keyed {
 
 struct OutputOptions {
   FileFormat format = FileFormat::kParquet;
-  int64_t rows_per_file = 1 << 20;  // > 0
+  int64_t rows_per_file = 1 << 20;   // > 0
   int64_t row_group_rows = 1 << 17;  // Parquet row group size, > 0
   int64_t threads = 1;               // encoding threads, > 0
   std::string prefix = "part";

@@ -3,10 +3,9 @@
 #pragma once
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "engine/keyed/filter_placement.h"
 
@@ -23,7 +22,7 @@ struct Origin {
 };
 struct OutColumn {
   std::string name;
-  bool plain = false;          // a copy of source column(s) (no computation)
+  bool plain = false;           // a copy of source column(s) (no computation)
   std::vector<Origin> origins;  // one per UNION branch it came through
 };
 // A relation in scope: its columns, or opaque (unknown columns, nothing plain).

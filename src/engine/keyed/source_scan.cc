@@ -29,10 +29,9 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> Conform(
       auto cast = arrow::compute::Cast(*column, field->type(), arrow::compute::CastOptions::Safe(),
                                        KeyedExecContext());
       if (!cast.ok()) {
-        return arrow::Status::Invalid(where, ": column '", field->name(), "' is ",
-                                      column->type()->ToString(), " but ",
-                                      field->type()->ToString(),
-                                      " in the source's first file, and does not convert");
+        return arrow::Status::Invalid(
+            where, ": column '", field->name(), "' is ", column->type()->ToString(), " but ",
+            field->type()->ToString(), " in the source's first file, and does not convert");
       }
       column = *cast;
     }
@@ -158,8 +157,8 @@ arrow::Result<Source> OpenSource(const std::shared_ptr<arrow::fs::FileSystem>& f
 
 arrow::Result<UnitRows> ReadSourceUnit(const std::shared_ptr<arrow::fs::FileSystem>& fs,
                                        const Source& source, const SourceUnit& u,
-                                       const UnitFilter& filter, int64_t batch_size,
-                                       bool keys_only, bool defer_all_new) {
+                                       const UnitFilter& filter, int64_t batch_size, bool keys_only,
+                                       bool defer_all_new) {
   const DataFile& file = source.files[u.file];
   std::string where = "source '" + source.name + "' file '" + file.path + "'";
   if (file.format == FileFormat::kParquet) where += " row group " + std::to_string(u.unit);

@@ -7,14 +7,14 @@
 // survives the filter, and only those rows are kept.
 #pragma once
 
+#include <arrow/filesystem/filesystem.h>
+#include <arrow/record_batch.h>
+#include <arrow/result.h>
+
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <arrow/filesystem/filesystem.h>
-#include <arrow/record_batch.h>
-#include <arrow/result.h>
 
 #include "engine/keyed/data_file_reader.h"
 #include "engine/keyed/file_format.h"
@@ -63,7 +63,7 @@ struct UnitFilter {
 // `all_new_keys` (see UnitRows).
 arrow::Result<UnitRows> ReadSourceUnit(const std::shared_ptr<arrow::fs::FileSystem>& fs,
                                        const Source& source, const SourceUnit& u,
-                                       const UnitFilter& filter, int64_t batch_size,
-                                       bool keys_only, bool defer_all_new = false);
+                                       const UnitFilter& filter, int64_t batch_size, bool keys_only,
+                                       bool defer_all_new = false);
 
 }  // namespace thund::engine::keyed

@@ -10,12 +10,12 @@
 // file. Rows of the target with a NULL key are ignored (counted).
 #pragma once
 
+#include <arrow/filesystem/filesystem.h>
+#include <arrow/result.h>
+
 #include <cstdint>
 #include <memory>
 #include <string>
-
-#include <arrow/filesystem/filesystem.h>
-#include <arrow/result.h>
 
 #include "engine/keyed/key_set.h"
 #include "engine/keyed/key_spec.h"

@@ -6,7 +6,8 @@ namespace thund::engine::keyed {
 namespace {
 
 std::string StripTrailing(std::string sql) {
-  while (!sql.empty() && (std::isspace(static_cast<unsigned char>(sql.back())) || sql.back() == ';')) {
+  while (!sql.empty() &&
+         (std::isspace(static_cast<unsigned char>(sql.back())) || sql.back() == ';')) {
     sql.pop_back();
   }
   return sql;

@@ -6,14 +6,14 @@
 // any number of threads, each call on a session taken from a small pool.
 #pragma once
 
+#include <arrow/record_batch.h>
+#include <arrow/result.h>
+#include <arrow/type.h>
+
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
-
-#include <arrow/record_batch.h>
-#include <arrow/result.h>
-#include <arrow/type.h>
 
 #include "engine/duckdb/duckdb_session.h"
 

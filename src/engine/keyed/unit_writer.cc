@@ -90,8 +90,8 @@ arrow::Status UnitWriter::ConsumeUnit(int64_t index, UnitRows rows) {
     for (const auto& b : rows.batches) ARROW_RETURN_NOT_OK(WriteRows(b));
   }
   // The file's last unit: commit it whole if every unit qualified.
-  const bool last_of_file = source_ != nullptr &&
-                            (index + 1 == static_cast<int64_t>(source_->units.size()) ||
+  const bool last_of_file =
+      source_ != nullptr && (index + 1 == static_cast<int64_t>(source_->units.size()) ||
                              source_->units[index + 1].file != unit.file);
   if (last_of_file && file_qualifies_ && !pending_.empty()) {
     ARROW_RETURN_NOT_OK(writer_->CopyFile(source_->files[unit.file].path, pending_rows_));

@@ -15,13 +15,13 @@
 // Thread-safety: one thread (the consumer of RunOrdered).
 #pragma once
 
-#include <memory>
-#include <string>
-#include <vector>
-
 #include <arrow/filesystem/filesystem.h>
 #include <arrow/record_batch.h>
 #include <arrow/result.h>
+
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "engine/keyed/keyed_write_filter.h"
 #include "engine/keyed/output_file_writer.h"
@@ -35,8 +35,8 @@ class UnitWriter {
   // is the schema of the rows written.
   UnitWriter(std::shared_ptr<arrow::fs::FileSystem> fs, const Source* source,
              std::shared_ptr<arrow::Schema> written_schema, KeyedWriteFilter* filter,
-             OutputFileWriter* writer, bool target_checked, bool passthrough,
-             int64_t batch_size, std::string where);
+             OutputFileWriter* writer, bool target_checked, bool passthrough, int64_t batch_size,
+             std::string where);
 
   // Whether workers should send fully new units of file `file` as keys only.
   bool DeferAllNew(int file) const;

@@ -1,0 +1,38 @@
+"""Summarizes bench/results/keyed_write.csv as the Markdown table of
+bench/README.md: per (rows, files, scenario) the median wall time and peak RSS of
+each engine, and thund's speed-up over the DuckDB anti-join: the median of the
+per-repetition ratios (the engines alternate, so a repetition's two runs saw
+about the same machine load)."""
+import csv
+import statistics
+import sys
+from collections import defaultdict
+
+path = sys.argv[1] if len(sys.argv) > 1 else "bench/results/keyed_write.csv"
+runs = defaultdict(list)
+for row in csv.DictReader(open(path)):
+    if row["rows_written"] == "-1":
+        continue  # failed or not run: listed in the CSV's note column
+    runs[(int(row["rows"]), int(row["files"]), row["scenario"], row["engine"])].append(row)
+
+def cell(key):
+    rs = runs.get(key)
+    if not rs:
+        return None, "—"
+    t = statistics.median(float(r["seconds"]) for r in rs)
+    m = statistics.median(int(r["peak_rss_mb"]) for r in rs)
+    return t, f"{t:.1f} s / {m / 1024:.1f} GB" if m >= 1024 else f"{t:.1f} s / {m} MB"
+
+engines = ["thund", "thund_hash", "duckdb", "copy_floor", "daft"]
+print("| rows | files | target holds | " + " | ".join(engines) + " | thund vs duckdb |")
+print("|---" * (len(engines) + 4) + "|")
+order = {"all": 0, "half_first": 1, "half_even": 2}
+for rows, files, scenario in sorted({k[:3] for k in runs}, key=lambda k: (k[0], k[1], order[k[2]])):
+    cells = [cell((rows, files, scenario, e)) for e in engines]
+    th = runs.get((rows, files, scenario, "thund"), [])
+    du = runs.get((rows, files, scenario, "duckdb"), [])
+    pairs = [float(d["seconds"]) / float(t["seconds"]) for t, d in zip(th, du)]
+    ratio = f"{statistics.median(pairs):.2f}x" if pairs else "—"
+    n = len(pairs)
+    print(f"| {rows:,} | {files} | {scenario} | " + " | ".join(c[1] for c in cells) +
+          f" | {ratio} (n={n}) |")
