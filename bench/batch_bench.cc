@@ -7,6 +7,7 @@
 // them to bench/results/batch_bench.csv (created with a header if missing):
 //   time_utc,workload,engine,threads,input_rows,output_rows,seconds,rows_per_s,peak_rss_mb
 // Usage: batch_bench [rows=5000000] [repetitions=3] [data_dir=.bench-data/batch]
+//                    [workloads=all (comma-separated names)] [engines=duckdb,thund]
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -146,6 +147,11 @@ int main(int argc, char** argv) {
   const int64_t rows = argc > 1 ? std::atoll(argv[1]) : 5000000;
   const int reps = argc > 2 ? std::atoi(argv[2]) : 3;
   const std::string data = fs::absolute(argc > 3 ? argv[3] : ".bench-data/batch").string();
+  const std::string only = argc > 4 ? "," + std::string(argv[4]) + "," : ",all,";
+  const std::string engines = argc > 5 ? "," + std::string(argv[5]) + "," : ",duckdb,thund,";
+  auto listed = [](const std::string& list, const std::string& name) {
+    return list == ",all," || list.find("," + name + ",") != std::string::npos;
+  };
   if (int rc = Generate(data, rows)) return rc;
   const std::vector<Workload> workloads = {
       {"aggregate_parquet",
@@ -170,12 +176,14 @@ int main(int argc, char** argv) {
   std::printf("%-24s %-7s %10s %9s %14s %9s %9s\n", "workload", "engine", "out_rows", "median_s",
               "rows_per_s", "rss_mb", "overhead");
   for (const auto& w : workloads) {
+    if (!listed(only, w.name)) continue;
     const std::string sql = Expand(w.sql, data);
     // Repetitions alternate the engines, so load from other processes on the
     // machine falls on both alike.
     std::map<std::string, std::vector<Measure>> runs;
     for (int r = 0; r < reps; ++r) {
       for (const char* engine : {"duckdb", "thund"}) {
+        if (!listed(engines, engine)) continue;
         const std::string out = data + "/out-" + engine;
         Measure m = std::string(engine) == "duckdb"
                         ? InChild([&] { return RunDuckDb(sql, out); })
@@ -186,6 +194,7 @@ int main(int argc, char** argv) {
     }
     double duck_median = 0;
     for (const char* engine : {"duckdb", "thund"}) {
+      if (!listed(engines, engine)) continue;
       auto& list = runs[engine];
       std::sort(list.begin(), list.end(),
                 [](const Measure& a, const Measure& b) { return a.seconds < b.seconds; });
@@ -196,7 +205,7 @@ int main(int argc, char** argv) {
       std::string overhead;
       if (std::string(engine) == "duckdb") {
         duck_median = med.seconds;
-      } else {
+      } else if (duck_median > 0) {
         char buf[32];
         std::snprintf(buf, sizeof(buf), "%+.1f%%", (med.seconds / duck_median - 1) * 100);
         overhead = buf;

@@ -33,3 +33,14 @@ echo "== a second run: nothing changed, nothing is recomputed"
 ./build/thund run examples/batch/shop.yaml --events none
 echo "== thund runs"
 ./build/thund runs examples/batch/shop.yaml
+
+echo
+echo "== a streaming pipeline (examples/streaming/auctions.sql): Nexmark bids from a seeded generator,"
+echo "== one line per flow per trigger (rows in/out, latency, source position, watermark)"
+rm -rf .thund/auctions
+./build/thund run examples/streaming/auctions.sql
+echo "== preview: the busiest auction windows (emitted once the watermark closed them)"
+./build/thund query examples/streaming/auctions.sql \
+  "SELECT auction, window.start AS window_start, window.end AS window_end, bids, top_price FROM bids_per_window ORDER BY bids DESC, auction LIMIT 5"
+echo "== preview: running totals per channel (Update mode)"
+./build/thund show channel_totals examples/streaming/auctions.sql

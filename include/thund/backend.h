@@ -84,6 +84,14 @@ struct DatasetOutcome {
   int64_t rows_in = 0;       // rows the flows produced before expectations dropped any
   int64_t bad_rows = 0;      // malformed input rows skipped (bad_rows: drop | dead_letter)
   std::string version;       // the committed version, e.g. "v-000003" ("" if none)
+  // Key-checkpointed writes (Dataset::keyed_write set; docs/keyed-writes.md).
+  // rows_written is then the rows this run wrote (new keys only).
+  bool keyed = false;
+  int64_t keyed_rows_read = 0;              // rows that reached the keyed filter
+  int64_t keyed_rows_skipped_existing = 0;  // key already at the target
+  int64_t keyed_rows_skipped_duplicate = 0;  // duplicates=first: key written earlier in the run
+  int64_t keyed_rows_null_key = 0;          // null_keys=drop: a key column was NULL
+  std::string keyed_placement;              // per flow, where the filter ran
 };
 
 struct RunSummary {

@@ -120,6 +120,10 @@ struct KeyedWrite {
   int64_t threads = 0;      // 0 = machine cores
   int64_t batch_size = 0;   // 0 = engine default
   std::string duplicates;   // "first" (default when empty) | "all"
+  // Added later; the initializers keep older aggregate initializations
+  // ({keys, buckets, threads, batch_size, duplicates}) warning-free.
+  std::string null_keys{};  // "error" (default when empty) | "drop"
+  std::string key_match{};  // "exact" (default when empty) | "hash"
 
   bool enabled() const { return !keys.empty(); }
   bool operator==(const KeyedWrite&) const = default;

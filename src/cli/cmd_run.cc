@@ -1,6 +1,8 @@
 // thund run PATH: materialize a pipeline with the native batch engine.
 #include <unistd.h>
 
+#include <atomic>
+#include <csignal>
 #include <iostream>
 #include <memory>
 #include <set>
@@ -23,7 +25,20 @@ struct RunCliOptions {
   std::string refresh;
   std::string events = "human";  // human | json | none
   int threads = 0;
+  int64_t max_triggers = 0;
 };
+
+// Ctrl-C (SIGINT) or SIGTERM asks the run to stop cleanly: a streaming run
+// finishes and commits its current trigger, a batch run skips the datasets it
+// has not started. A second signal ends the process at once.
+std::atomic<bool> g_stop{false};
+
+extern "C" void OnStopSignal(int sig) {
+  if (g_stop.exchange(true)) {
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+  }
+}
 
 std::set<std::string> SplitNames(const std::string& csv) {
   std::set<std::string> out;
@@ -86,6 +101,10 @@ int RunRun(const RunCliOptions& o) {
   options.full_refresh_all = o.full_refresh_all;
   options.refresh = SplitNames(o.refresh);
   options.threads = o.threads;
+  options.max_triggers = o.max_triggers;
+  options.stop = &g_stop;
+  std::signal(SIGINT, OnStopSignal);
+  std::signal(SIGTERM, OnStopSignal);
   auto human = std::make_shared<HumanEvents>(::isatty(STDOUT_FILENO) == 1);
   if (o.events == "json") {
     options.on_event = [](const RunEvent& e) { std::cout << e.ToJson() << "\n" << std::flush; };
@@ -118,6 +137,9 @@ void RegisterRun(CLI::App& app, int* exit_code) {
   c->add_option("--events", o->events, "how run events are printed")
       ->check(CLI::IsMember({"human", "json", "none"}));
   c->add_option("--threads", o->threads, "DuckDB worker threads (0 = one per core)");
+  c->add_option("--max-triggers", o->max_triggers,
+                "streaming: stop after this many triggers (0 = no cap)")
+      ->check(CLI::NonNegativeNumber);
   c->callback([o, exit_code] { *exit_code = RunRun(*o); });
 }
 

@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 namespace thund::internal {
@@ -133,8 +134,10 @@ TextPosition PositionOf(std::string_view text, size_t offset) {
   return pos;
 }
 
-arrow::Result<nlohmann::ordered_json> ParseSqlToJson(std::string_view duckdb_sql,
-                                                     size_t user_offset) {
+namespace {
+
+arrow::Result<nlohmann::ordered_json> ParseUncached(std::string_view duckdb_sql,
+                                                   size_t user_offset) {
   ARROW_ASSIGN_OR_RAISE(
       auto rows, ParserDb::Get().QueryStrings("SELECT json_serialize_sql(?::VARCHAR)", duckdb_sql));
   if (rows.size() != 1) {
@@ -183,6 +186,62 @@ arrow::Result<nlohmann::ordered_json> ParseSqlToJson(std::string_view duckdb_sql
     return arrow::Status::UnknownError("DuckDB parser: unexpected json_serialize_sql output");
   }
   return std::move(*st);
+}
+
+// Parses already seen, by text and user offset. A run parses each flow's SQL
+// several times (validation, input discovery for the fingerprint, the run);
+// each parse is a DuckDB prepare + execute. Bounded: cleared when full.
+class ParseCache {
+ public:
+  static ParseCache& Get() {
+    static ParseCache instance;
+    return instance;
+  }
+
+  arrow::Result<nlohmann::ordered_json> Parse(std::string_view duckdb_sql, size_t user_offset) {
+    std::string key(duckdb_sql);
+    key.push_back('\0');
+    key += std::to_string(user_offset);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = entries_.find(key);
+      if (it != entries_.end()) return it->second;
+    }
+    auto parsed = ParseUncached(duckdb_sql, user_offset);
+    // Only DuckDB's verdict on the text is kept, not a failure to reach DuckDB.
+    if (parsed.ok() || parsed.status().IsInvalid()) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (entries_.size() >= kMaxEntries) entries_.clear();
+      entries_.emplace(std::move(key), parsed);
+    }
+    return parsed;
+  }
+
+ private:
+  static constexpr size_t kMaxEntries = 256;
+  std::mutex mu_;
+  std::unordered_map<std::string, arrow::Result<nlohmann::ordered_json>> entries_;
+};
+
+}  // namespace
+
+arrow::Result<nlohmann::ordered_json> ParseSqlToJson(std::string_view duckdb_sql,
+                                                     size_t user_offset) {
+  return ParseCache::Get().Parse(duckdb_sql, user_offset);
+}
+
+arrow::Result<const std::unordered_set<std::string>*> FunctionNames() {
+  static const arrow::Result<std::unordered_set<std::string>> names =
+      []() -> arrow::Result<std::unordered_set<std::string>> {
+    ARROW_ASSIGN_OR_RAISE(auto rows,
+                          ParserDb::Get().QueryStrings(
+                              "SELECT DISTINCT lower(function_name) FROM duckdb_functions()",
+                              std::nullopt));
+    return std::unordered_set<std::string>(std::make_move_iterator(rows.begin()),
+                                           std::make_move_iterator(rows.end()));
+  }();
+  if (!names.ok()) return names.status();
+  return &*names;
 }
 
 const std::unordered_set<std::string>& AggregateFunctionNames() {

@@ -20,7 +20,9 @@ namespace thund::internal {
 // `user_offset` is where the user's own text starts inside `duckdb_sql` (when
 // the caller wrapped a fragment, e.g. an expectation predicate, in a query):
 // reported positions are relative to that text.
-// Thread-safe (calls are serialized on one connection).
+// Results are cached by (text, user_offset) for the process (bounded), so a
+// text parsed again costs no DuckDB round trip. Thread-safe (calls to DuckDB
+// are serialized on one connection).
 arrow::Result<nlohmann::ordered_json> ParseSqlToJson(std::string_view duckdb_sql,
                                                      size_t user_offset = 0);
 
@@ -28,6 +30,11 @@ arrow::Result<nlohmann::ordered_json> ParseSqlToJson(std::string_view duckdb_sql
 // duckdb_functions()), plus the Spark aggregate names DuckDB lacks
 // (collect_list, collect_set, ...). Computed once; thread-safe.
 const std::unordered_set<std::string>& AggregateFunctionNames();
+
+// Lower-case names of every function in DuckDB's catalog (duckdb_functions()
+// of the parser's database: built-ins only, no extensions autoloaded).
+// Computed once (a failure too); thread-safe; the set lives for the process.
+arrow::Result<const std::unordered_set<std::string>*> FunctionNames();
 
 // 1-based line and column of byte `offset` in `text` (clamped to its end).
 struct TextPosition {

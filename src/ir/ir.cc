@@ -157,6 +157,8 @@ std::string KeyedWrite::ToString() const {
   if (threads) out += ", threads=" + std::to_string(threads);
   if (batch_size) out += ", batch_size=" + std::to_string(batch_size);
   if (!duplicates.empty()) out += ", duplicates=" + duplicates;
+  if (!null_keys.empty()) out += ", null_keys=" + null_keys;
+  if (!key_match.empty()) out += ", key_match=" + key_match;
   return out + "}";
 }
 

@@ -1,11 +1,8 @@
 // UnknownSqlFunctions: which functions of a (translated) flow body DuckDB
 // does not know, from DuckDB's own parse tree and function catalog.
 #include <algorithm>
-#include <memory>
-#include <mutex>
 #include <unordered_set>
 
-#include <duckdb.h>
 #include <nlohmann/json.hpp>
 
 #include "ir/duckdb_parser.h"
@@ -21,64 +18,19 @@ constexpr const char* kBuiltins[] = {
     "count_star", "row",     "try", "struct_pack", "list_value",  "array_value", "unnest",
     "unlist",     "columns", "*",   "grouping",    "grouping_id", "coalesce"};
 
-// The lower-case names in DuckDB's function catalog, read once from a
-// private in-memory database (no external access, no extension loading).
+// The lower-case names in DuckDB's function catalog (the parser's private
+// in-memory database: no external access, no extension loading) plus the
+// builtins above. Computed once.
 arrow::Result<const std::unordered_set<std::string>*> Catalog() {
-  static std::mutex mu;
-  static std::unique_ptr<std::unordered_set<std::string>> names;
-  static std::string error;
-  std::lock_guard<std::mutex> lock(mu);
-  if (names) return names.get();
-  if (!error.empty()) return arrow::Status::IOError(error);
-  duckdb_config config = nullptr;
-  duckdb_database db = nullptr;
-  duckdb_connection con = nullptr;
-  duckdb_result result;
-  bool have_result = false;
-  auto cleanup = [&] {
-    if (have_result) duckdb_destroy_result(&result);
-    if (con) duckdb_disconnect(&con);
-    if (db) duckdb_close(&db);
-    if (config) duckdb_destroy_config(&config);
-  };
-  if (duckdb_create_config(&config) != DuckDBSuccess) {
-    error = "DuckDB: cannot create a configuration";
-    cleanup();
-    return arrow::Status::IOError(error);
-  }
-  duckdb_set_config(config, "threads", "1");
-  duckdb_set_config(config, "enable_external_access", "false");
-  duckdb_set_config(config, "autoload_known_extensions", "false");
-  char* err = nullptr;
-  if (duckdb_open_ext(nullptr, &db, config, &err) != DuckDBSuccess ||
-      duckdb_connect(db, &con) != DuckDBSuccess) {
-    error = std::string("DuckDB: cannot open the function catalog: ") + (err ? err : "");
-    if (err) duckdb_free(err);
-    cleanup();
-    return arrow::Status::IOError(error);
-  }
-  if (duckdb_query(con, "SELECT DISTINCT lower(function_name) FROM duckdb_functions()", &result) !=
-      DuckDBSuccess) {
-    have_result = true;
-    error = std::string("DuckDB: ") +
-            (duckdb_result_error(&result) ? duckdb_result_error(&result) : "query failed");
-    cleanup();
-    return arrow::Status::IOError(error);
-  }
-  have_result = true;
-  auto set = std::make_unique<std::unordered_set<std::string>>();
-  const idx_t rows = duckdb_row_count(&result);
-  for (idx_t r = 0; r < rows; ++r) {
-    char* v = duckdb_value_varchar(&result, 0, r);
-    if (v) {
-      set->insert(v);
-      duckdb_free(v);
-    }
-  }
-  for (const char* b : kBuiltins) set->insert(b);
-  cleanup();
-  names = std::move(set);
-  return names.get();
+  static const arrow::Result<std::unordered_set<std::string>> names =
+      []() -> arrow::Result<std::unordered_set<std::string>> {
+    ARROW_ASSIGN_OR_RAISE(const auto* functions, internal::FunctionNames());
+    std::unordered_set<std::string> out = *functions;
+    for (const char* b : kBuiltins) out.insert(b);
+    return out;
+  }();
+  if (!names.ok()) return names.status();
+  return &*names;
 }
 
 void CollectFunctions(const nlohmann::ordered_json& j, std::vector<std::string>* out) {

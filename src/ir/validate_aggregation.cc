@@ -139,4 +139,8 @@ bool HasAggregation(const nlohmann::ordered_json& query_node) {
   return AggregationFinder().Node(query_node);
 }
 
+bool ExpressionHasAggregate(const nlohmann::ordered_json& expression) {
+  return ExpressionAggregates(expression);
+}
+
 }  // namespace thund::internal

@@ -79,7 +79,42 @@ void CheckKeyedWrite(const Pipeline& p, size_t i, Diagnostics* out) {
         "keyed_write duplicates " + Quote(kw.duplicates) + " is not supported",
         "use first (keep the first row per new key) or all (keep every row of a new key)");
   }
-  if (!kw.enabled()) return;
+  if (kw.null_keys != "" && kw.null_keys != "error" && kw.null_keys != "drop") {
+    err("keyed-write-value", "null_keys",
+        "keyed_write null_keys " + Quote(kw.null_keys) + " is not supported",
+        "use error (fail on a row with a NULL key column) or drop (drop and count such rows)");
+  }
+  if (kw.key_match != "" && kw.key_match != "exact" && kw.key_match != "hash") {
+    err("keyed-write-value", "key_match",
+        "keyed_write key_match " + Quote(kw.key_match) + " is not supported",
+        "use exact (keys compared by value, the default) or hash (128-bit hashes: less memory, "
+        "a hash collision skips a new row)");
+  }
+  if (!kw.enabled()) {
+    if (kw.buckets || kw.threads || kw.batch_size || !kw.duplicates.empty() ||
+        !kw.null_keys.empty() || !kw.key_match.empty()) {
+      err("keyed-write-key", "keys", "keyed_write options are set but its keys are empty",
+          "list the key columns in keyed_write.keys, or remove keyed_write");
+    }
+    return;
+  }
+  if (d.kind == DatasetKind::kSink) {
+    const std::string& loc = d.storage.location;
+    auto ends = [&](const std::string& ext) {
+      return loc.size() >= ext.size() && loc.compare(loc.size() - ext.size(), ext.size(), ext) == 0;
+    };
+    if (d.storage.mode == "overwrite") {
+      err("keyed-write-sink", "keys",
+          "keyed_write is set on sink " + Quote(d.name) +
+              " with mode overwrite, which would delete the rows whose keys it skips",
+          "use mode append (the default) with keyed_write");
+    } else if (ends(".parquet") || ends(".csv") || ends(".json")) {
+      err("keyed-write-sink", "keys",
+          "keyed_write is set on sink " + Quote(d.name) + " whose location " + Quote(loc) +
+              " is one file; a keyed write adds files to a directory",
+          "give the sink a directory location (or none for the default)");
+    }
+  }
   if (d.kind == DatasetKind::kView || d.kind == DatasetKind::kTemporaryView) {
     err("keyed-write-on-view", "keys",
         "keyed_write is set on " + std::string(Name(d.kind)) + " " + Quote(d.name) +
@@ -90,7 +125,12 @@ void CheckKeyedWrite(const Pipeline& p, size_t i, Diagnostics* out) {
   if (d.schema.declared()) {
     for (const auto& f : d.schema.arrow->fields()) names.push_back(f->name());
   }
+  std::set<std::string> listed;
   for (const auto& key : kw.keys) {
+    if (!key.empty() && !listed.insert(key).second) {
+      err("keyed-write-key", "keys", "keyed_write key " + Quote(key) + " is listed twice",
+          "list each key column once");
+    }
     if (key.empty()) {
       err("keyed-write-key", "keys", "keyed_write keys contain an empty column name",
           "list the key column names");

@@ -46,6 +46,11 @@ arrow::Result<SqlFacts> AnalyzeSql(const std::string& sql);
 // do not count.
 bool HasAggregation(const nlohmann::ordered_json& query_node);
 
+// True when an expression tree (one select-list entry, a HAVING clause, ...)
+// calls an aggregate function, not counting aggregates inside expression
+// subqueries. Window functions over aggregates count (they contain one).
+bool ExpressionHasAggregate(const nlohmann::ordered_json& expression);
+
 // The pipeline-relative name of `ref`: a qualifier equal to the pipeline's
 // database (optionally preceded by its catalog) or "live" is dropped; a bare
 // name that matches no dataset exactly but exactly one case-insensitively

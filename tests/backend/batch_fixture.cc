@@ -44,6 +44,9 @@ std::shared_ptr<arrow::Table> BatchFixture::Oracle(const std::string& sql) const
     auto session = engine::DuckDbSession::Open();
     EXPECT_TRUE(session.ok());
     oracle_ = std::move(*session);
+    // Tests rewrite files under the same paths within a second (a fresh store
+    // per case); DuckDB's file cache would serve the old bytes.
+    EXPECT_TRUE(oracle_->Execute("SET enable_external_file_cache = false").ok());
   }
   auto t = oracle_->Query(sql);
   EXPECT_TRUE(t.ok()) << sql << ": " << t.status().ToString();

@@ -85,6 +85,8 @@ class RandomPipelineGenerator {
       if (Chance(2)) d.keyed_write.threads = Int();
       if (Chance(2)) d.keyed_write.batch_size = Int();
       if (Chance(2)) d.keyed_write.duplicates = Pick<std::string>({"first", "all", Text()});
+      if (Chance(2)) d.keyed_write.null_keys = Pick<std::string>({"error", "drop", Text()});
+      if (Chance(2)) d.keyed_write.key_match = Pick<std::string>({"exact", "hash", Text()});
     }
     if (Chance(2)) d.comment = Text();
     d.properties = Map(3);

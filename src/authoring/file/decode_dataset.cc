@@ -10,7 +10,7 @@ const std::vector<std::string_view> kExpectationKeys = {"name", "expect", "on_vi
 const std::vector<std::string_view> kStorageKeys = {"format", "location", "mode", "partition_by",
                                                     "options"};
 const std::vector<std::string_view> kKeyedWriteKeys = {"keys", "buckets", "threads", "batch_size",
-                                                       "duplicates"};
+                                                       "duplicates", "null_keys", "key_match"};
 
 namespace {
 
@@ -51,6 +51,8 @@ KeyedWrite DecodeKeyedWrite(Reader& r, const YAML::Node& node, const YAML::Mark&
   m.Int("threads", &k.threads);
   m.Int("batch_size", &k.batch_size);
   m.String("duplicates", &k.duplicates);
+  m.String("null_keys", &k.null_keys);
+  m.String("key_match", &k.key_match);
   return k;
 }
 

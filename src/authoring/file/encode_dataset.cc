@@ -58,6 +58,8 @@ OutNode EncodeKeyedWrite(const KeyedWrite& k) {
   if (k.threads != 0) m.Add("threads", OutNode::Int(k.threads));
   if (k.batch_size != 0) m.Add("batch_size", OutNode::Int(k.batch_size));
   if (!k.duplicates.empty()) m.Add("duplicates", OutNode::Str(k.duplicates));
+  if (!k.null_keys.empty()) m.Add("null_keys", OutNode::Str(k.null_keys));
+  if (!k.key_match.empty()) m.Add("key_match", OutNode::Str(k.key_match));
   return m;
 }
 

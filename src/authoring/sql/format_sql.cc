@@ -148,6 +148,8 @@ void DatasetOptions(const Dataset& d, std::vector<std::string>* out) {
   if (k.threads) out->push_back("keyed_write.threads = " + std::to_string(k.threads));
   if (k.batch_size) out->push_back("keyed_write.batch_size = " + std::to_string(k.batch_size));
   if (!k.duplicates.empty()) out->push_back("keyed_write.duplicates = " + Literal(k.duplicates));
+  if (!k.null_keys.empty()) out->push_back("keyed_write.null_keys = " + Literal(k.null_keys));
+  if (!k.key_match.empty()) out->push_back("keyed_write.key_match = " + Literal(k.key_match));
   if (d.schema.declared()) {
     const auto& md = d.schema.arrow->metadata();
     if (md && md->size() > 0) {

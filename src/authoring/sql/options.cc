@@ -1,7 +1,8 @@
 // WITH (...) options: thund's knobs that SDP SQL cannot say. One flat
 // vocabulary for every CREATE statement (docs/sql.md, "WITH options"):
 //   dataset: materialization, write_mode, keyed_write.keys / .buckets /
-//            .threads / .batch_size / .duplicates, schema_metadata
+//            .threads / .batch_size / .duplicates / .null_keys / .key_match,
+//            schema_metadata
 //   flow:    streaming, trigger, output_mode, mode, watermark,
 //            allowed_lateness, idle_timeout, window, window_column,
 //            window_size, window_slide, window_gap
@@ -20,7 +21,8 @@ namespace {
 constexpr std::string_view kDatasetKeys[] = {
     "materialization",        "write_mode",          "keyed_write.keys",
     "keyed_write.buckets",    "keyed_write.threads", "keyed_write.batch_size",
-    "keyed_write.duplicates", "schema_metadata",     "empty_schema"};
+    "keyed_write.duplicates", "keyed_write.null_keys", "keyed_write.key_match",
+    "schema_metadata",        "empty_schema"};
 constexpr std::string_view kFlowKeys[] = {
     "streaming",    "trigger", "output_mode",   "mode",        "watermark",    "allowed_lateness",
     "idle_timeout", "window",  "window_column", "window_size", "window_slide", "window_gap"};
@@ -145,6 +147,10 @@ bool StatementParser::ApplyOptions(const std::vector<Option>& options, thund::Da
           if (!integer(o, &d->keyed_write.batch_size)) return false;
         } else if (key == "keyed_write.duplicates") {
           if (!scalar(o, &d->keyed_write.duplicates)) return false;
+        } else if (key == "keyed_write.null_keys") {
+          if (!scalar(o, &d->keyed_write.null_keys)) return false;
+        } else if (key == "keyed_write.key_match") {
+          if (!scalar(o, &d->keyed_write.key_match)) return false;
         } else if (key == "schema_metadata") {
           if (o.value.kind != OptValue::kMap) {
             return Fail(o.token, "schema_metadata takes a map: schema_metadata = ('key' = 'value')",

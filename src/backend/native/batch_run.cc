@@ -1,6 +1,7 @@
 #include "backend/native/batch_run.h"
 
 #include <algorithm>
+#include <future>
 #include <map>
 #include <set>
 
@@ -10,6 +11,7 @@
 #include "backend/native/dataset_runner.h"
 #include "backend/native/native_backend.h"
 #include "backend/native/run_context.h"
+#include "backend/native/stream_run.h"
 #include "engine/batch/run_history.h"
 #include "thund/validate.h"
 
@@ -68,6 +70,41 @@ std::vector<std::string> InputsOf(const Pipeline& p, const std::vector<const Flo
   return out;
 }
 
+// Datasets at least one streaming flow writes.
+std::set<std::string> StreamingDatasets(const Pipeline& p) {
+  std::set<std::string> out;
+  for (const auto& f : p.flows) {
+    if (IsStreamingFlow(p, f)) out.insert(f.target);
+  }
+  return out;
+}
+
+// Datasets that read (transitively) one of `roots`, excluding the roots.
+std::set<std::string> DownstreamOf(const Pipeline& p, const std::set<std::string>& roots) {
+  std::set<std::string> reached(roots.begin(), roots.end());
+  bool grew = true;
+  while (grew) {
+    grew = false;
+    for (const auto& f : p.flows) {
+      if (reached.count(f.target)) continue;
+      auto inputs = FlowInputs(p, f);
+      if (!inputs.ok()) continue;
+      for (const auto& in : *inputs) {
+        if (reached.count(in)) {
+          reached.insert(f.target);
+          grew = true;
+          break;
+        }
+      }
+    }
+  }
+  std::set<std::string> out;
+  for (const auto& n : reached) {
+    if (!roots.count(n)) out.insert(n);
+  }
+  return out;
+}
+
 nlohmann::json OutcomesJson(const RunSummary& s) {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& d : s.datasets) {
@@ -79,6 +116,13 @@ nlohmann::json OutcomesJson(const RunSummary& s) {
                     {"bad_rows", d.bad_rows},
                     {"version", d.version},
                     {"expectations", d.expectation_violations}});
+    if (d.keyed) {
+      list.back()["keyed"] = {{"rows_read", d.keyed_rows_read},
+                              {"skipped_existing", d.keyed_rows_skipped_existing},
+                              {"skipped_duplicate", d.keyed_rows_skipped_duplicate},
+                              {"null_key", d.keyed_rows_null_key},
+                              {"placement", d.keyed_placement}};
+    }
   }
   return list;
 }
@@ -93,6 +137,13 @@ arrow::Result<RunSummary> RunBatch(const ExecBackend& backend, const Pipeline& p
   summary.started_ms = NowMs();
   summary.run_id = engine::batch::NewRunId(summary.started_ms);
 
+  // Opening DuckDB (~10 ms: it loads its built-in extensions) does not depend on
+  // validation, which starts the SQL parser's own DuckDB: open both at once.
+  engine::DuckDbSessionOptions session_options;
+  session_options.threads = options.threads;
+  auto opening = std::async(std::launch::async, [session_options] {
+    return engine::DuckDbSession::Open(session_options);
+  });
   Diagnostics problems = Validate(p);
   if (HasErrors(problems)) {
     return arrow::Status::Invalid("pipeline '", p.name, "' is not valid:", ErrorsText(problems));
@@ -119,9 +170,7 @@ arrow::Result<RunSummary> RunBatch(const ExecBackend& backend, const Pipeline& p
                                   made.message());
   }
   DatasetStore store(fs, layout);
-  engine::DuckDbSessionOptions session_options;
-  session_options.threads = options.threads;
-  ARROW_ASSIGN_OR_RAISE(auto session, engine::DuckDbSession::Open(session_options));
+  ARROW_ASSIGN_OR_RAISE(auto session, opening.get());
   ARROW_ASSIGN_OR_RAISE(auto catalog, engine::batch::Catalog::Make(*session, p));
   ARROW_ASSIGN_OR_RAISE(auto flows, TopoOrder(p));
 
@@ -178,7 +227,7 @@ arrow::Result<RunSummary> RunBatch(const ExecBackend& backend, const Pipeline& p
   phase.phase = RunPhase::kRunning;
   phase.message.clear();
   ctx.Emit(phase);
-  for (const Dataset* d : DatasetOrder(p, flows)) {
+  auto process = [&](const Dataset* d) {
     DatasetTask task;
     task.dataset = d;
     // Flows in pipeline order (the order rows of a multi-flow table are stored in).
@@ -196,17 +245,17 @@ arrow::Result<RunSummary> RunBatch(const ExecBackend& backend, const Pipeline& p
     };
     if (task.flows.empty()) {
       skip("no flow writes it");
-      continue;
+      return;
     }
     if (ctx.StopRequested()) {
       ctx.states[d->name].available = false;
       skip("run canceled");
-      continue;
+      return;
     }
     const bool is_view = d->kind == DatasetKind::kView || d->kind == DatasetKind::kTemporaryView;
     if (!select_all && !selected.count(d->name) && !is_view) {
       skip("not selected (--refresh / --full-refresh name other datasets)");
-      continue;
+      return;
     }
     std::string blocked;
     for (const auto& in : InputsOf(p, task.flows)) {
@@ -225,16 +274,53 @@ arrow::Result<RunSummary> RunBatch(const ExecBackend& backend, const Pipeline& p
       state.available = false;
       state.blocked_reason = blocked;
       skip(blocked);
-      continue;
+      return;
     }
     DatasetOutcome outcome = is_view ? DefineView(ctx, task)
                              : d->kind == DatasetKind::kSink ? WriteSink(ctx, task)
                                                              : MaterializeStored(ctx, task);
     summary.datasets.push_back(std::move(outcome));
+  };
+  // Datasets with a streaming flow run together in one trigger loop
+  // (stream_run.h), after the batch datasets they may read; batch datasets
+  // that read them run after the loop, over what it committed.
+  const std::set<std::string> streaming = StreamingDatasets(p);
+  const std::set<std::string> after = DownstreamOf(p, streaming);
+  const auto order = DatasetOrder(p, flows);
+  for (const Dataset* d : order) {
+    if (!streaming.count(d->name) && !after.count(d->name)) process(d);
+  }
+  std::vector<const Dataset*> streams;
+  auto is_view = [](const Dataset* d) {
+    return d->kind == DatasetKind::kView || d->kind == DatasetKind::kTemporaryView;
+  };
+  for (const Dataset* d : order) {
+    // Views over streams are live inside the loop.
+    if (!streaming.count(d->name) && !(after.count(d->name) && is_view(d))) continue;
+    if (!select_all && !selected.count(d->name)) {
+      DatasetOutcome o;
+      o.dataset = d->name;
+      o.status = "skipped";
+      o.reason = "not selected (--refresh / --full-refresh name other datasets)";
+      summary.datasets.push_back(o);
+      continue;
+    }
+    streams.push_back(d);
+  }
+  if (!streams.empty()) {
+    summary.mode = "streaming (recompute)";
+    RunStreams(ctx, streams, &summary);
+  }
+  for (const Dataset* d : order) {
+    if (after.count(d->name) && !streaming.count(d->name) && !is_view(d)) process(d);
   }
 
   summary.notes = ctx.notes;
-  summary.status = ctx.StopRequested() ? RunPhase::kCanceled : RunPhase::kCompleted;
+  // A stop request ends a streaming run normally (after a committed trigger);
+  // a batch run it interrupts is canceled.
+  const bool stopped = ctx.StopRequested();
+  summary.status = stopped && streams.empty() ? RunPhase::kCanceled : RunPhase::kCompleted;
+  if (stopped && !streams.empty()) summary.notes.push_back("stopped on request");
   for (const auto& o : summary.datasets) {
     if (o.status == "failed") {
       summary.status = RunPhase::kFailed;

@@ -5,6 +5,7 @@
 
 #include "backend/native/consumers.h"
 #include "backend/native/flow_runner.h"
+#include "backend/native/keyed_write.h"
 #include "backend/native/reconcile.h"
 #include "backend/native/runner_util.h"
 #include "engine/batch/bad_rows.h"
@@ -67,6 +68,7 @@ void EmitSkipped(RunContext& ctx, const DatasetTask& task, const std::string& wh
 
 DatasetOutcome MaterializeStored(RunContext& ctx, const DatasetTask& task) {
   const Dataset& d = *task.dataset;
+  if (d.keyed_write.enabled()) return MaterializeKeyedStored(ctx, task);
   auto previous = ctx.store->Current(d.name);
   if (!previous.ok()) return Fail(ctx, task, nullptr, previous.status());
   auto fp = ComputeFingerprint(ctx, d, task.flows);

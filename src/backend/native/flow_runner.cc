@@ -165,6 +165,11 @@ arrow::Result<FlowResult> RunFlow(RunContext& ctx, const Flow& flow, const Datas
     arrow::Status st = reader->ReadNext(&batch);
     if (!st.ok()) return FlowError(flow, st);
     if (!batch) break;
+    if (options.pre_filter) {
+      auto filtered = options.pre_filter(batch);
+      if (!filtered.ok()) return FlowError(flow, filtered.status());
+      batch = *filtered;
+    }
     ARROW_ASSIGN_OR_RAISE(auto kept, evaluator.Apply(batch));
     if (conformer) {
       auto conformed = conformer->Conform(kept);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,6 +34,12 @@ struct FlowRunOptions {
   std::shared_ptr<arrow::Schema> target_schema;
   bool declared = false;
   bool conform = true;
+  // Applied to every batch the flow's query produces, before expectations
+  // (keyed writes: drops rows whose key is already at the target, right after
+  // a file source). Empty = none.
+  std::function<arrow::Result<std::shared_ptr<arrow::RecordBatch>>(
+      const std::shared_ptr<arrow::RecordBatch>&)>
+      pre_filter;
 };
 
 struct FlowResult {

@@ -1,6 +1,8 @@
 #include "backend/native/native_backend.h"
 
 #include "backend/native/batch_run.h"
+#include "engine/stream/output_mode.h"
+#include "thund/sql_dialect.h"
 #include "thund/validate.h"
 
 namespace thund::native {
@@ -12,7 +14,15 @@ Capabilities NativeBackend::capabilities() const {
   c.supported = {"batch-sql",          "source:files",         "once",
                  "expectations:warn",  "expectations:drop",    "expectations:fail",
                  "materialization:incremental",                "sink:parquet",
-                 "sink:csv",           "sink:json"};
+                 "sink:csv",           "sink:json",
+                 // Batch flows into sinks / stored tables (keyed_write.h).
+                 "keyed-write",
+                 // Streaming, Recompute mode (stream_run.h). Incremental mode
+                 // falls back to Recompute with a run event.
+                 "streaming", "streaming-sql", "source:file_drop", "source:generator",
+                 "source:memory", "trigger:processing_time", "output:update",
+                 "output:complete", "watermark", "window:tumbling", "window:hopping",
+                 "window:session", "cdc:scd1", "cdc:scd2", "mode:incremental"};
   return c;
 }
 
@@ -29,12 +39,55 @@ Diagnostics NativeBackend::Check(const Pipeline& p) const {
       d.dataset = f.target;
       d.location = f.location;
       d.message = "flow '" + f.name + "' needs '" + cap +
-                  "', which the native batch engine does not run yet";
+                  "', which the native engine does not run yet";
       d.hint = cap.rfind("sink:", 0) == 0
                    ? "use a parquet, csv or json sink"
                    : "remove the flow from the batch pipeline, or run it on a backend that "
                      "supports it (see docs/status.md)";
       out.push_back(std::move(d));
+    }
+  }
+  for (const auto& f : p.flows) {
+    if (!IsStreamingFlow(p, f)) continue;
+    const Dataset* target = p.FindDataset(f.target);
+    auto refuse = [&](std::string message, std::string hint) {
+      Diagnostic d;
+      d.severity = Severity::kError;
+      d.code = "backend-unsupported";
+      d.flow = f.name;
+      d.dataset = f.target;
+      d.location = f.location;
+      d.message = std::move(message);
+      d.hint = std::move(hint);
+      out.push_back(std::move(d));
+    };
+    if (f.streaming && f.streaming->output_mode == OutputMode::kUpdate && !f.sql.empty()) {
+      // Update needs the grouping keys of the output, known before the run.
+      auto sql = SparkToDuckDb(f.sql);
+      auto keys = sql.ok() ? engine::stream::UpdateKeyColumns(*sql) : sql.status();
+      if (!keys.ok()) {
+        refuse("flow '" + f.name + "' uses output mode update, but its key columns cannot be "
+                   "told: " + keys.status().message(),
+               "give grouped expressions an alias, or use output mode complete");
+      }
+    }
+    if (f.cdc && f.source) {
+      refuse("flow '" + f.name + "' applies AUTO CDC straight from a source; the native engine "
+             "applies changes from a streaming table",
+             "read the source into a streaming table, then AUTO CDC ... FROM STREAM(that table)");
+    }
+    if (target && target->keyed_write.enabled()) {
+      refuse("flow '" + f.name + "' streams into '" + f.target +
+                 "', which has keyed_write; the native engine applies keyed writes to batch "
+                 "flows only",
+             "make the flow batch (e.g. a files source instead of file_drop), or remove "
+             "keyed_write");
+    }
+    if (target && target->kind == DatasetKind::kSink) {
+      refuse("flow '" + f.name + "' streams into sink '" + f.target +
+                 "'; the native engine streams into streaming tables only",
+             "write to a streaming table (its versions are readable Parquet), or make the flow "
+             "batch");
     }
   }
   for (const auto& d : p.datasets) {

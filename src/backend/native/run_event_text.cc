@@ -69,10 +69,16 @@ std::string RunEvent::ToString() const {
       return "expectation '" + name + "' on " + dataset + " (" + action + "): " +
              std::to_string(count) + " of " + std::to_string(rows_in) + " rows violate it";
     case Kind::kFallback: return FlowLabel(*this) + ": fallback: " + message;
-    case Kind::kTrigger:
-      return FlowLabel(*this) + ": trigger " + std::to_string(trigger) + ", " +
-             std::to_string(rows_in) + " rows in, " + std::to_string(rows_out) + " out";
-    case Kind::kLateRows: return FlowLabel(*this) + ": " + std::to_string(count) + " late rows dropped";
+    case Kind::kTrigger: {
+      std::string out = FlowLabel(*this) + ": trigger " + std::to_string(trigger) + ", " +
+                        std::to_string(rows_in) + " rows in, " + std::to_string(rows_out) +
+                        " out (" + Seconds(elapsed_ms) + ")";
+      for (const auto& [source, position] : positions) out += ", " + source + " at " + position;
+      return out + (message.empty() ? "" : "; " + message);
+    }
+    case Kind::kLateRows:
+      return FlowLabel(*this) + ": " + std::to_string(count) +
+             (message.empty() ? " late rows dropped" : " " + message);
     case Kind::kCheckpoint: return FlowLabel(*this) + ": checkpoint epoch " + std::to_string(epoch);
     case Kind::kMessage: return (flow.empty() ? std::string() : FlowLabel(*this) + ": ") + message;
   }

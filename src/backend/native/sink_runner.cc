@@ -4,6 +4,7 @@
 
 #include "backend/native/consumers.h"
 #include "backend/native/dataset_runner.h"
+#include "backend/native/keyed_write.h"
 #include "backend/native/reconcile.h"
 #include "backend/native/runner_util.h"
 #include "engine/batch/schema_conform.h"
@@ -15,6 +16,7 @@ using engine::batch::VersionManifest;
 
 DatasetOutcome WriteSink(RunContext& ctx, const DatasetTask& task) {
   const Dataset& d = *task.dataset;
+  if (d.keyed_write.enabled()) return WriteKeyedSink(ctx, task);
   const std::string state_path = ctx.store->layout().SinkStatePath(d.name);
   std::optional<VersionManifest> previous;
   if (auto text = engine::ReadWholeFile(ctx.store->fs(), state_path); text.ok()) {

@@ -22,6 +22,26 @@ arrow::Result<OutputFormat> ParseOutputFormat(const std::string& text) {
   return arrow::Status::Invalid("format '", text, "' is not one of table, csv, json, parquet");
 }
 
+namespace {
+
+// A cell as people read it: structs as {field: value, ...} (Arrow's own
+// ToString repeats every field's type).
+std::string CellText(const arrow::Scalar& s) {
+  if (!s.is_valid) return "NULL";
+  if (s.type->id() == arrow::Type::STRUCT) {
+    const auto& st = static_cast<const arrow::StructScalar&>(s);
+    std::string out = "{";
+    for (int i = 0; i < s.type->num_fields(); ++i) {
+      if (i > 0) out += ", ";
+      out += s.type->field(i)->name() + ": " + CellText(*st.value[static_cast<size_t>(i)]);
+    }
+    return out + "}";
+  }
+  return s.ToString();
+}
+
+}  // namespace
+
 std::string RenderTable(const arrow::Table& table, size_t max_cell) {
   const int cols = table.num_columns();
   std::vector<std::vector<std::string>> cells;
@@ -37,7 +57,7 @@ std::string RenderTable(const arrow::Table& table, size_t max_cell) {
     std::vector<std::string> row;
     for (int c = 0; c < cols; ++c) {
       auto s = table.column(c)->GetScalar(r);
-      std::string v = !s.ok() ? "?" : (*s)->is_valid ? (*s)->ToString() : "NULL";
+      std::string v = !s.ok() ? "?" : CellText(**s);
       std::replace(v.begin(), v.end(), '\n', ' ');
       if (v.size() > max_cell) v = v.substr(0, max_cell - 3) + "...";
       width[static_cast<size_t>(c)] = std::max(width[static_cast<size_t>(c)], v.size());

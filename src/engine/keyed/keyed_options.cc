@@ -99,6 +99,12 @@ arrow::Result<KeyedWriteOptions> KeyedWriteOptions::FromIr(const KeyedWrite& ir,
   auto dup = ParseDuplicates(ir.duplicates);
   if (!dup.ok()) return add_where(dup.status());
   o.duplicates = *dup;
+  auto nulls = ParseNullKeys(ir.null_keys);
+  if (!nulls.ok()) return add_where(nulls.status());
+  o.null_keys = *nulls;
+  auto match = ParseKeyMatch(ir.key_match);
+  if (!match.ok()) return add_where(match.status());
+  o.match = *match;
   arrow::Status st = o.Validate();
   if (!st.ok()) return add_where(st);
   return o;

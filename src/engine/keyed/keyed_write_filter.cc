@@ -60,10 +60,20 @@ arrow::Result<std::unique_ptr<KeyedWriteFilter>> KeyedWriteFilter::Make(
     const KeyedWriteOptions& options, const arrow::Schema& written_schema,
     std::shared_ptr<arrow::fs::FileSystem> fs, const std::string& target_dir,
     const KeyedEventSink& on_event) {
+  return Make(options, written_schema, std::move(fs), std::vector<std::string>{target_dir},
+              on_event);
+}
+
+arrow::Result<std::unique_ptr<KeyedWriteFilter>> KeyedWriteFilter::Make(
+    const KeyedWriteOptions& options, const arrow::Schema& written_schema,
+    std::shared_ptr<arrow::fs::FileSystem> fs, const std::vector<std::string>& target_dirs,
+    const KeyedEventSink& on_event) {
+  std::string target_dir;
+  for (const auto& d : target_dirs) target_dir += (target_dir.empty() ? "" : " + ") + d;
   ARROW_RETURN_NOT_OK(options.Validate());
   ARROW_ASSIGN_OR_RAISE(KeySpec spec, KeySpec::Make(written_schema, options.keys, options.match,
                                                     "keyed write to '" + target_dir + "'"));
-  ARROW_ASSIGN_OR_RAISE(TargetKeys target, LoadTargetKeys(fs, target_dir, spec, options));
+  ARROW_ASSIGN_OR_RAISE(TargetKeys target, LoadTargetKeys(fs, target_dirs, spec, options));
   auto emit = [&](KeyedEvent::Kind kind, std::string message) {
     if (on_event) on_event(KeyedEvent{kind, std::move(message)});
   };
@@ -122,7 +132,8 @@ arrow::Status KeyedWriteFilter::CheckNulls(const EncodedKeys& keys, const std::s
       where, " row ", first_row + row + 1, ": a key column (", names, ") is NULL (",
       keys.null_count,
       " such rows in this batch); a checkpoint key must identify its row. Fix or filter these "
-      "rows (e.g. --transform \"... WHERE key IS NOT NULL\"), or drop them with --null-keys drop");
+      "rows (WHERE key IS NOT NULL), or drop them with --null-keys drop (thund copy) / "
+      "keyed_write null_keys: drop (a pipeline)");
 }
 
 arrow::Result<int64_t> KeyedWriteFilter::SelectNew(

@@ -55,6 +55,12 @@ class KeyedWriteFilter {
       const KeyedWriteOptions& options, const arrow::Schema& written_schema,
       std::shared_ptr<arrow::fs::FileSystem> fs, const std::string& target_dir,
       const KeyedEventSink& on_event = {});
+  // Same, for a target made of several directories (LoadTargetKeys); events
+  // name them joined with " + ".
+  static arrow::Result<std::unique_ptr<KeyedWriteFilter>> Make(
+      const KeyedWriteOptions& options, const arrow::Schema& written_schema,
+      std::shared_ptr<arrow::fs::FileSystem> fs, const std::vector<std::string>& target_dirs,
+      const KeyedEventSink& on_event = {});
 
   const KeySpec& spec() const { return spec_; }
   const KeyedWriteOptions& options() const { return options_; }

@@ -23,12 +23,22 @@ DataReadOptions KeyReadOptions(const KeySpec& spec) {
 arrow::Result<TargetKeys> LoadTargetKeys(const std::shared_ptr<arrow::fs::FileSystem>& fs,
                                          const std::string& dir, const KeySpec& spec,
                                          const KeyedWriteOptions& options) {
+  return LoadTargetKeys(fs, std::vector<std::string>{dir}, spec, options);
+}
+
+arrow::Result<TargetKeys> LoadTargetKeys(const std::shared_ptr<arrow::fs::FileSystem>& fs,
+                                         const std::vector<std::string>& dirs,
+                                         const KeySpec& spec, const KeyedWriteOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   TargetKeys out;
   out.set = KeySet::Make(spec.storage, options.EffectiveBuckets());
-  ARROW_ASSIGN_OR_RAISE(auto info, fs->GetFileInfo(dir));
-  out.target_exists = info.type() != arrow::fs::FileType::NotFound;
-  ARROW_ASSIGN_OR_RAISE(std::vector<DataFile> files, ListTargetFiles(*fs, dir));
+  std::vector<DataFile> files;
+  for (const auto& dir : dirs) {
+    ARROW_ASSIGN_OR_RAISE(auto info, fs->GetFileInfo(dir));
+    if (info.type() != arrow::fs::FileType::NotFound) out.target_exists = true;
+    ARROW_ASSIGN_OR_RAISE(std::vector<DataFile> these, ListTargetFiles(*fs, dir));
+    files.insert(files.end(), these.begin(), these.end());
+  }
   out.files = static_cast<int64_t>(files.size());
   const int64_t threads = options.EffectiveThreads();
   const DataReadOptions read_options = KeyReadOptions(spec);

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/keyed/key_set.h"
 #include "engine/keyed/key_spec.h"
@@ -37,5 +38,12 @@ struct TargetKeys {
 arrow::Result<TargetKeys> LoadTargetKeys(const std::shared_ptr<arrow::fs::FileSystem>& fs,
                                          const std::string& dir, const KeySpec& spec,
                                          const KeyedWriteOptions& options);
+
+// Same, for a target made of several directories (a stored dataset's current
+// version and its keyed staging dir): the keys of all of them. The target
+// exists when any of them does.
+arrow::Result<TargetKeys> LoadTargetKeys(const std::shared_ptr<arrow::fs::FileSystem>& fs,
+                                         const std::vector<std::string>& dirs,
+                                         const KeySpec& spec, const KeyedWriteOptions& options);
 
 }  // namespace thund::engine::keyed

@@ -1,0 +1,362 @@
+#include "backend/native/stream_flow.h"
+
+#include <arrow/array/builder_primitive.h>
+#include <arrow/scalar.h>
+
+#include "backend/native/flow_runner.h"
+#include "engine/batch/expectations.h"
+#include "engine/batch/schema_conform.h"
+#include "engine/duckdb/sql_quote.h"
+#include "engine/stream/cdc_apply.h"
+#include "engine/stream/output_mode.h"
+#include "ir/validate_internal.h"
+#include "thund/sql_dialect.h"
+#include "thund/validate.h"
+
+namespace thund::native {
+namespace {
+
+using engine::QuoteIdentifier;
+
+constexpr const char* kNow = "__thund_stream_now";
+constexpr const char* kPrev = "__thund_stream_prev";
+constexpr const char* kDelta = "__thund_stream_delta";
+constexpr const char* kCheck = "__thund_stream_check";
+constexpr const char* kArrival = "__thund_arrival";
+
+// Registers `table` under `name` for the lifetime of the object.
+class Registered {
+ public:
+  Registered(RunContext& ctx, std::string name) : ctx_(ctx), name_(std::move(name)) {}
+  ~Registered() {
+    if (registered_) (void)ctx_.session->Unregister(name_);
+  }
+  arrow::Status Set(const std::shared_ptr<arrow::Table>& table) {
+    ARROW_RETURN_NOT_OK(ctx_.session->RegisterArrow(name_, table));
+    registered_ = true;
+    return arrow::Status::OK();
+  }
+
+ private:
+  RunContext& ctx_;
+  std::string name_;
+  bool registered_ = false;
+};
+
+arrow::Result<std::shared_ptr<arrow::Table>> Query(RunContext& ctx, const Flow& flow,
+                                                   const std::string& sql) {
+  auto t = ctx.session->Query(sql);
+  if (!t.ok()) return FlowError(flow, t.status());
+  return t;
+}
+
+// The flow's expectations and the dataset's schema applied to `rows`.
+struct Checked {
+  std::shared_ptr<arrow::Table> rows;
+  std::vector<int64_t> violations;
+};
+
+arrow::Result<Checked> CheckRows(RunContext& ctx, DatasetStream& ds, const Flow& flow,
+                                 const std::shared_ptr<arrow::Table>& rows) {
+  const Dataset& d = *ds.dataset;
+  ARROW_ASSIGN_OR_RAISE(auto expectations, engine::batch::CompileExpectations(d));
+  Registered input(ctx, kCheck);
+  ARROW_RETURN_NOT_OK(input.Set(rows));
+  std::string sql = engine::batch::WrapWithExpectations(
+      std::string("SELECT * FROM ") + kCheck, expectations);
+  auto reader = ctx.session->QueryStream(sql);
+  if (!reader.ok()) {
+    return arrow::Status::Invalid("dataset '", d.name, "': an expectation does not apply to the ",
+                                  "rows of flow '", flow.name, "': ", reader.status().message());
+  }
+  engine::batch::ExpectationEvaluator evaluator(expectations, d.name, flow.name);
+  auto data_schema = evaluator.DataSchema(*(*reader)->schema());
+  auto conformer = engine::batch::SchemaConformer::Make(
+      *data_schema, ds.schema ? ds.schema : data_schema, d.schema.declared(), d.name, flow.name);
+  if (!conformer.ok()) return FlowError(flow, conformer.status());
+  std::vector<std::shared_ptr<arrow::RecordBatch>> kept;
+  for (;;) {
+    std::shared_ptr<arrow::RecordBatch> batch;
+    arrow::Status st = (*reader)->ReadNext(&batch);
+    if (!st.ok()) return FlowError(flow, st);
+    if (!batch) break;
+    auto applied = evaluator.Apply(batch);
+    if (!applied.ok()) return FlowError(flow, applied.status());
+    auto conformed = conformer->Conform(*applied);
+    if (!conformed.ok()) return FlowError(flow, conformed.status());
+    if ((*conformed)->num_rows() > 0) kept.push_back(*conformed);
+  }
+  if (!ds.schema) ds.schema = conformer->target();
+  Checked out;
+  ARROW_ASSIGN_OR_RAISE(out.rows, arrow::Table::FromRecordBatches(conformer->target(), kept));
+  out.violations = evaluator.violations();
+  return out;
+}
+
+arrow::Result<std::shared_ptr<arrow::Table>> Append(const std::shared_ptr<arrow::Table>& a,
+                                                    const std::shared_ptr<arrow::Table>& b) {
+  if (!a || a->num_rows() == 0) return b;
+  if (!b || b->num_rows() == 0) return a;
+  return arrow::ConcatenateTables({a, b});
+}
+
+// Adds checked rows to an append-only flow.
+arrow::Status AddRows(FlowStream& f, const std::shared_ptr<arrow::Table>& rows, FlowStep* step) {
+  ARROW_ASSIGN_OR_RAISE(f.rows, Append(f.rows, rows));
+  ARROW_ASSIGN_OR_RAISE(f.added, Append(f.added, rows));
+  step->rows_out = rows->num_rows();
+  step->delta = rows;
+  return arrow::Status::OK();
+}
+
+arrow::Result<std::shared_ptr<arrow::Table>> EmptyLike(const std::shared_ptr<arrow::Table>& t) {
+  return arrow::Table::MakeEmpty(t->schema());
+}
+
+// The event-time watermark of `flow` now: the largest event time its inputs
+// hold, minus the allowed lateness. nullopt when no input has the column.
+arrow::Result<std::optional<int64_t>> CurrentWatermark(
+    RunContext& ctx, const Flow& flow, const std::map<std::string, DatasetStream*>& streams) {
+  const Pipeline& p = *ctx.pipeline;
+  const Watermark* wm = flow.streaming && flow.streaming->watermark
+                            ? &*flow.streaming->watermark
+                            : nullptr;
+  ARROW_ASSIGN_OR_RAISE(auto inputs, FlowInputs(p, flow));
+  if (!wm) {
+    // A watermark declared where the input stream is read (its source flow).
+    for (const auto& in : inputs) {
+      for (const Flow* g : p.FlowsInto(in)) {
+        if (g->streaming && g->streaming->watermark) wm = &*g->streaming->watermark;
+      }
+    }
+  }
+  if (!wm) return std::nullopt;
+  std::optional<int64_t> max_us;
+  for (const auto& in : inputs) {
+    auto it = streams.find(in);
+    if (it == streams.end() || !it->second->schema) continue;
+    if (it->second->schema->GetFieldIndex(wm->event_time_column) < 0) continue;
+    ARROW_ASSIGN_OR_RAISE(
+        auto t, Query(ctx, flow,
+                      "SELECT epoch_us(max(" + QuoteIdentifier(wm->event_time_column) +
+                          "))::BIGINT AS m FROM " + QuoteIdentifier(in)));
+    auto col = t->column(0);
+    for (int c = 0; c < col->num_chunks(); ++c) {
+      auto arr = std::static_pointer_cast<arrow::Int64Array>(col->chunk(c));
+      for (int64_t i = 0; i < arr->length(); ++i) {
+        if (arr->IsValid(i)) max_us = std::max(max_us.value_or(arr->Value(i)), arr->Value(i));
+      }
+    }
+  }
+  if (!max_us) return std::nullopt;
+  return *max_us - wm->allowed_lateness_ms * 1000;
+}
+
+arrow::Result<std::shared_ptr<arrow::Table>> WithArrival(const std::shared_ptr<arrow::Table>& t) {
+  arrow::Int64Builder b;
+  ARROW_RETURN_NOT_OK(b.Reserve(t->num_rows()));
+  for (int64_t i = 0; i < t->num_rows(); ++i) b.UnsafeAppend(i);
+  ARROW_ASSIGN_OR_RAISE(auto arr, b.Finish());
+  return t->AddColumn(t->num_columns(), arrow::field(kArrival, arrow::int64()),
+                      std::make_shared<arrow::ChunkedArray>(arr));
+}
+
+}  // namespace
+
+arrow::Result<FlowShape> ShapeOf(const Pipeline& p, const Flow& flow) {
+  (void)p;
+  if (flow.source) return FlowShape::kSource;
+  if (flow.cdc) return FlowShape::kCdc;
+  if (flow.once) return FlowShape::kOnce;
+  OutputMode mode = flow.streaming ? flow.streaming->output_mode : OutputMode::kAppend;
+  if (mode == OutputMode::kComplete) return FlowShape::kComplete;
+  auto facts = internal::AnalyzeSql(flow.sql);
+  if (!facts.ok()) return FlowError(flow, facts.status());
+  if (!facts->aggregates) return FlowShape::kAppend;
+  return mode == OutputMode::kUpdate ? FlowShape::kUpdate : FlowShape::kAppendWindowed;
+}
+
+arrow::Status PrimeAppendFlow(RunContext& ctx, DatasetStream& ds, FlowStream& f,
+                              const std::map<std::string, DatasetStream*>& streams) {
+  (void)ds;
+  if (f.shape != FlowShape::kAppend || !f.rows) return arrow::Status::OK();
+  const Flow& flow = *f.flow;
+  ARROW_ASSIGN_OR_RAISE(std::string sql, TranslateFlowSql(flow));
+  // Bind each streaming input to the prefix the committed output covered.
+  std::vector<std::pair<std::string, std::shared_ptr<arrow::Table>>> rebind;
+  for (const auto& [input, rows] : f.consumed) {
+    auto it = streams.find(input);
+    if (it == streams.end()) continue;
+    ARROW_ASSIGN_OR_RAISE(auto content, it->second->Content());
+    if (rows > content->num_rows()) {
+      return arrow::Status::IOError("flow '", flow.name, "': its committed state covers ", rows,
+                                    " rows of '", input, "', which holds only ",
+                                    content->num_rows(), "; run with --full-refresh ", flow.target);
+    }
+    ARROW_ASSIGN_OR_RAISE(auto prefix, content->Slice(0, rows)->CombineChunksToBatch());
+    ARROW_RETURN_NOT_OK(ctx.catalog->BindArrow(input, content->schema(), {prefix}));
+    rebind.emplace_back(input, content);
+  }
+  auto result = Query(ctx, flow, sql);
+  for (const auto& [input, content] : rebind) {
+    arrow::TableBatchReader reader(*content);
+    ARROW_ASSIGN_OR_RAISE(auto batches, reader.ToRecordBatches());
+    ARROW_RETURN_NOT_OK(ctx.catalog->BindArrow(input, content->schema(), std::move(batches)));
+  }
+  ARROW_ASSIGN_OR_RAISE(f.last_result, std::move(result));
+  f.last_result_known = true;
+  return arrow::Status::OK();
+}
+
+arrow::Result<FlowStep> StepFlow(RunContext& ctx, DatasetStream& ds, FlowStream& f,
+                                 const std::shared_ptr<arrow::Table>& source_rows,
+                                 const TriggerContext& trigger,
+                                 const std::map<std::string, DatasetStream*>& streams) {
+  const Flow& flow = *f.flow;
+  FlowStep step;
+  auto finish_checked = [&](const Checked& c) { step.violations = c.violations; };
+
+  if (f.shape == FlowShape::kSource) {
+    if (!source_rows || source_rows->num_rows() == 0) return step;
+    step.rows_in = source_rows->num_rows();
+    ARROW_ASSIGN_OR_RAISE(Checked c, CheckRows(ctx, ds, flow, source_rows));
+    finish_checked(c);
+    ARROW_RETURN_NOT_OK(AddRows(f, c.rows, &step));
+    return step;
+  }
+  if (f.shape == FlowShape::kOnce && f.once_done) return step;
+
+  ARROW_ASSIGN_OR_RAISE(std::string sql, TranslateFlowSql(flow));
+  ARROW_ASSIGN_OR_RAISE(auto now, Query(ctx, flow, sql));
+  step.rows_in = now->num_rows();
+
+  switch (f.shape) {
+    case FlowShape::kSource:
+      break;
+    case FlowShape::kOnce: {
+      ARROW_ASSIGN_OR_RAISE(Checked c, CheckRows(ctx, ds, flow, now));
+      finish_checked(c);
+      ARROW_RETURN_NOT_OK(AddRows(f, c.rows, &step));
+      f.once_done = true;
+      break;
+    }
+    case FlowShape::kComplete: {
+      ARROW_ASSIGN_OR_RAISE(Checked c, CheckRows(ctx, ds, flow, now));
+      finish_checked(c);
+      f.rows = c.rows;
+      step.delta = c.rows;
+      step.rows_out = c.rows->num_rows();
+      break;
+    }
+    case FlowShape::kAppend: {
+      std::shared_ptr<arrow::Table> prev = f.last_result_known ? f.last_result : nullptr;
+      if (!prev) {
+        ARROW_ASSIGN_OR_RAISE(prev, EmptyLike(now));
+      }
+      Registered r_now(ctx, kNow), r_prev(ctx, kPrev);
+      ARROW_RETURN_NOT_OK(r_now.Set(now));
+      ARROW_RETURN_NOT_OK(r_prev.Set(prev));
+      ARROW_ASSIGN_OR_RAISE(auto delta,
+                            Query(ctx, flow, engine::stream::AppendDeltaSql(kNow, kPrev)));
+      f.last_result = now;
+      f.last_result_known = true;
+      f.consumed.clear();
+      ARROW_ASSIGN_OR_RAISE(auto inputs, FlowInputs(*ctx.pipeline, flow));
+      for (const auto& in : inputs) {
+        auto it = streams.find(in);
+        if (it != streams.end()) f.consumed[in] = it->second->NumRows();
+      }
+      ARROW_ASSIGN_OR_RAISE(Checked c, CheckRows(ctx, ds, flow, delta));
+      finish_checked(c);
+      ARROW_RETURN_NOT_OK(AddRows(f, c.rows, &step));
+      break;
+    }
+    case FlowShape::kAppendWindowed: {
+      std::optional<int64_t> w_now;
+      if (trigger.input_finished) {
+        w_now = kEndOfInput;
+      } else {
+        ARROW_ASSIGN_OR_RAISE(w_now, CurrentWatermark(ctx, flow, streams));
+      }
+      const int64_t w_prev = f.watermark_us.value_or(std::numeric_limits<int64_t>::min());
+      step.watermark_us = w_now;
+      if (!w_now || *w_now <= w_prev) break;
+      Registered r_now(ctx, kNow);
+      ARROW_RETURN_NOT_OK(r_now.Set(now));
+      auto end = engine::stream::FindWindowEnd(*now->schema());
+      std::shared_ptr<arrow::Table> delta;
+      if (end) {
+        ARROW_ASSIGN_OR_RAISE(delta, Query(ctx, flow,
+                                           engine::stream::WindowedAppendDeltaSql(
+                                               kNow, *end, w_prev, *w_now)));
+        if (f.rows && f.rows->num_rows() > 0 && w_prev != std::numeric_limits<int64_t>::min()) {
+          Registered r_prev(ctx, kPrev);
+          ARROW_RETURN_NOT_OK(r_prev.Set(f.rows));
+          ARROW_ASSIGN_OR_RAISE(auto late, Query(ctx, flow,
+                                                 engine::stream::ChangedClosedWindowsSql(
+                                                     kNow, kPrev, *end, w_prev)));
+          step.late_rows = late->num_rows();
+        }
+      } else if (*w_now == kEndOfInput) {
+        delta = now;  // no window end in the output: everything is final at the end only
+      } else {
+        break;
+      }
+      f.watermark_us = *w_now;
+      ARROW_ASSIGN_OR_RAISE(Checked c, CheckRows(ctx, ds, flow, delta));
+      finish_checked(c);
+      ARROW_RETURN_NOT_OK(AddRows(f, c.rows, &step));
+      break;
+    }
+    case FlowShape::kUpdate: {
+      std::shared_ptr<arrow::Table> prev = f.rows;
+      if (!prev) {
+        ARROW_ASSIGN_OR_RAISE(prev, EmptyLike(now));
+      }
+      Registered r_now(ctx, kNow), r_prev(ctx, kPrev);
+      ARROW_RETURN_NOT_OK(r_now.Set(now));
+      ARROW_RETURN_NOT_OK(r_prev.Set(prev));
+      ARROW_ASSIGN_OR_RAISE(auto delta,
+                            Query(ctx, flow, engine::stream::UpdateDeltaSql(kNow, kPrev)));
+      ARROW_ASSIGN_OR_RAISE(Checked c, CheckRows(ctx, ds, flow, delta));
+      finish_checked(c);
+      Registered r_delta(ctx, kDelta);
+      ARROW_RETURN_NOT_OK(r_delta.Set(c.rows));
+      ARROW_ASSIGN_OR_RAISE(
+          f.rows, Query(ctx, flow,
+                        engine::stream::UpsertStateSql(kPrev, kDelta, f.update_keys)));
+      step.delta = c.rows;
+      step.rows_out = c.rows->num_rows();
+      break;
+    }
+    case FlowShape::kCdc: {
+      ARROW_ASSIGN_OR_RAISE(auto changes, WithArrival(now));
+      Registered r_now(ctx, kNow);
+      ARROW_RETURN_NOT_OK(r_now.Set(changes));
+      Cdc cdc = *flow.cdc;
+      if (!cdc.apply_as_deletes.empty()) {
+        auto translated = SparkToDuckDb("SELECT " + cdc.apply_as_deletes);
+        if (!translated.ok()) return FlowError(flow, translated.status());
+        cdc.apply_as_deletes = translated->substr(std::string("SELECT ").size());
+      }
+      std::vector<std::string> columns;
+      for (const auto& field : changes->schema()->fields()) columns.push_back(field->name());
+      auto query = engine::stream::MakeCdcQuery(cdc, kNow, columns, kArrival);
+      if (!query.ok()) return FlowError(flow, query.status());
+      ARROW_ASSIGN_OR_RAISE(auto table, Query(ctx, flow, query->sql));
+      ARROW_ASSIGN_OR_RAISE(auto ignored, Query(ctx, flow, query->ignored_count_sql));
+      ARROW_ASSIGN_OR_RAISE(auto count, ignored->GetColumnByName("ignored")->GetScalar(0));
+      ARROW_ASSIGN_OR_RAISE(count, count->CastTo(arrow::int64()));
+      step.ignored_changes = std::static_pointer_cast<arrow::Int64Scalar>(count)->value;
+      ARROW_ASSIGN_OR_RAISE(Checked c, CheckRows(ctx, ds, flow, table));
+      finish_checked(c);
+      f.rows = c.rows;
+      step.delta = c.rows;
+      step.rows_out = c.rows->num_rows();
+      break;
+    }
+  }
+  return step;
+}
+
+}  // namespace thund::native

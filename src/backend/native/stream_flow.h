@@ -1,0 +1,61 @@
+// Internal: one trigger of one streaming flow in Recompute mode.
+//
+//  * kSource: the rows its source took this trigger (pulled beforehand by the
+//    trigger loop) are checked (expectations, schema) and appended.
+//  * SQL flows re-run their query over everything their inputs hold now and
+//    turn the result into this trigger's output by the flow's output mode
+//    (engine/stream/output_mode.h): Append -> the new rows, or for a windowed
+//    aggregation the windows the watermark closed; Update -> an upsert delta
+//    by the grouping keys; Complete -> the whole result.
+//  * kCdc: AUTO CDC over all change rows its input holds (engine/stream/cdc_apply.h).
+//
+// REQUIRES: every input of the flow is bound in the session (streaming inputs
+// to their current content).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backend/native/stream_state.h"
+#include "engine/stream/output_mode.h"
+
+namespace thund::native {
+
+using engine::stream::kEndOfInput;
+
+struct TriggerContext {
+  int64_t index = 0;          // 1-based, in this run
+  bool input_finished = false;  // every source of the run is exhausted
+};
+
+struct FlowStep {
+  int64_t rows_in = 0;   // rows the source took / rows of the query result
+  int64_t rows_out = 0;  // rows added to (or, rewriting flows, held by) the flow's output
+  int64_t late_rows = 0;  // windowed Append: rows behind an already emitted window
+  int64_t ignored_changes = 0;  // CDC: change rows with a NULL key or sequence
+  std::vector<int64_t> violations;  // per expectation of the target
+  std::shared_ptr<arrow::Table> delta;  // what changed (Append: new rows; Update: upserts)
+  std::optional<int64_t> watermark_us;
+};
+
+// Decides a flow's shape from its IR (and its SQL's aggregation).
+arrow::Result<FlowShape> ShapeOf(const Pipeline& p, const Flow& flow);
+
+// Runs one trigger of `f` into `ds`. `source_rows` is what a kSource flow's
+// source took this trigger (null: nothing). Errors name the flow.
+arrow::Result<FlowStep> StepFlow(RunContext& ctx, DatasetStream& ds, FlowStream& f,
+                                 const std::shared_ptr<arrow::Table>& source_rows,
+                                 const TriggerContext& trigger,
+                                 const std::map<std::string, DatasetStream*>& streams);
+
+// Before the first trigger of a run: for an Append flow with committed
+// output, its previous query result over the input prefixes recorded at the
+// commit (inputs must be bound to their full content; prefixes are bound
+// temporarily).
+arrow::Status PrimeAppendFlow(RunContext& ctx, DatasetStream& ds, FlowStream& f,
+                              const std::map<std::string, DatasetStream*>& streams);
+
+}  // namespace thund::native

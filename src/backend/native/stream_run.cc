@@ -1,0 +1,460 @@
+#include "backend/native/stream_run.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <thread>
+
+#include "backend/native/runner_util.h"
+#include "backend/native/stream_flow.h"
+#include "backend/native/stream_state.h"
+#include "engine/duckdb/sql_quote.h"
+#include "engine/stream/output_mode.h"
+#include "thund/validate.h"
+
+namespace thund::native {
+namespace {
+
+int64_t SteadyMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// "2026-01-01T00:00:05.250Z"
+std::string FormatMicros(int64_t us) {
+  std::time_t secs = static_cast<std::time_t>(us >= 0 ? us / 1000000 : (us - 999999) / 1000000);
+  int64_t ms = (us - static_cast<int64_t>(secs) * 1000000) / 1000;
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
+  return buf;
+}
+
+enum class Policy { kOnce, kAvailableNow, kProcessingTime };
+
+struct TriggerPolicy {
+  Policy policy = Policy::kAvailableNow;
+  int64_t interval_ms = 0;
+  std::string Describe() const {
+    switch (policy) {
+      case Policy::kOnce: return "once";
+      case Policy::kAvailableNow: return "available_now";
+      case Policy::kProcessingTime:
+        return "processing_time(" + std::to_string(interval_ms) + " ms)";
+    }
+    return "?";
+  }
+};
+
+TriggerPolicy ChoosePolicy(const std::vector<DatasetStream>& streams, std::vector<std::string>* notes) {
+  TriggerPolicy t;
+  bool all_once = true, any = false;
+  std::set<std::string> kinds;
+  for (const auto& ds : streams) {
+    for (const auto& f : ds.flows) {
+      Trigger trig = f.flow->streaming ? f.flow->streaming->trigger : Trigger::AvailableNow();
+      kinds.insert(trig.ToString());
+      any = true;
+      if (trig.kind != TriggerKind::kOnce) all_once = false;
+      if (trig.kind == TriggerKind::kProcessingTime) {
+        if (t.policy != Policy::kProcessingTime || trig.interval_ms < t.interval_ms) {
+          t.interval_ms = trig.interval_ms;
+        }
+        t.policy = Policy::kProcessingTime;
+      }
+    }
+  }
+  if (t.policy != Policy::kProcessingTime && any && all_once) t.policy = Policy::kOnce;
+  if (kinds.size() > 1) {
+    notes->push_back("streaming flows declare different triggers; the native engine runs them "
+                     "in one loop with trigger " + t.Describe());
+  }
+  return t;
+}
+
+arrow::Status Bind(RunContext& ctx, const DatasetStream& ds) {
+  if (!ds.schema) return arrow::Status::OK();
+  ARROW_ASSIGN_OR_RAISE(auto content, ds.Content());
+  arrow::TableBatchReader reader(*content);
+  ARROW_ASSIGN_OR_RAISE(auto batches, reader.ToRecordBatches());
+  return ctx.catalog->BindArrow(ds.dataset->name, content->schema(), std::move(batches));
+}
+
+void EmitFlow(RunContext& ctx, RunEvent::Kind kind, const Flow& f, std::string message = "") {
+  RunEvent e;
+  e.kind = kind;
+  e.flow = f.name;
+  e.dataset = f.target;
+  e.message = std::move(message);
+  ctx.Emit(e);
+}
+
+// Per-flow totals over the run, for kFlowFinished and the summary.
+struct FlowTotals {
+  int64_t rows_in = 0, rows_out = 0, late = 0;
+  std::vector<int64_t> violations;
+};
+
+class StreamLoop {
+ public:
+  StreamLoop(RunContext& ctx, const std::vector<const Dataset*>& datasets, RunSummary* summary)
+      : ctx_(ctx), summary_(summary) {
+    for (const Dataset* d : datasets) {
+      DatasetStream ds;
+      ds.dataset = d;
+      for (const auto& f : ctx.pipeline->flows) {
+        if (f.target != d->name) continue;
+        FlowStream fs;
+        fs.flow = &f;
+        ds.flows.push_back(std::move(fs));
+      }
+      streams_.push_back(std::move(ds));
+    }
+  }
+
+  void Run();
+
+ private:
+  arrow::Status Setup();
+  arrow::Status RunTrigger(int64_t index, bool* took_input, bool* finished);
+  bool InputsBound(const Flow& f) const;
+  arrow::Status BindViewIfReady(DatasetStream& ds);
+  void Finish(const arrow::Status& error, const std::string& failed_flow);
+  void Notes();
+
+  RunContext& ctx_;
+  RunSummary* summary_;
+  std::vector<DatasetStream> streams_;
+  std::map<std::string, DatasetStream*> by_name_;
+  std::map<std::string, FlowTotals> totals_;
+  TriggerPolicy policy_;
+  int64_t triggers_ = 0;
+  int64_t started_ms_ = 0;
+  std::string failed_flow_;
+};
+
+bool IsView(const Dataset& d) {
+  return d.kind == DatasetKind::kView || d.kind == DatasetKind::kTemporaryView;
+}
+
+arrow::Status StreamLoop::Setup() {
+  const RunOptions& o = *ctx_.options;
+  for (auto& ds : streams_) by_name_[ds.dataset->name] = &ds;
+  for (auto& ds : streams_) {
+    if (IsView(*ds.dataset)) continue;
+    const bool fresh = o.full_refresh_all || o.full_refresh.count(ds.dataset->name) > 0;
+    for (auto& f : ds.flows) {
+      ARROW_ASSIGN_OR_RAISE(f.shape, ShapeOf(*ctx_.pipeline, *f.flow));
+    }
+    ARROW_RETURN_NOT_OK(LoadStream(ctx_, &ds, fresh));
+    for (auto& f : ds.flows) {
+      if (f.shape == FlowShape::kUpdate) {
+        ARROW_ASSIGN_OR_RAISE(std::string sql, TranslateFlowSql(*f.flow));
+        auto keys = engine::stream::UpdateKeyColumns(sql);
+        if (!keys.ok()) return FlowError(*f.flow, keys.status());
+        f.update_keys = *keys;
+      }
+      if (f.shape != FlowShape::kSource) continue;
+      engine::stream::StreamSourceContext sc;
+      sc.flow = f.flow;
+      sc.target = ds.dataset;
+      sc.filesystem = o.filesystem;
+      if (const auto* mem = std::get_if<MemorySource>(&*f.flow->source)) {
+        auto it = o.memory_streams.find(mem->name);
+        if (it != o.memory_streams.end()) sc.memory_batches = &it->second;
+      }
+      ARROW_ASSIGN_OR_RAISE(f.source, engine::stream::MakeStreamSource(*f.flow->source, sc));
+      // In-memory batches are handed in per run: a rerun takes all it is given.
+      const bool per_run = std::holds_alternative<MemorySource>(*f.flow->source);
+      if (!f.position.empty() && !per_run) ARROW_RETURN_NOT_OK(f.source->Restore(f.position));
+      if (per_run) f.position.clear();
+      if (!ds.schema && f.source->schema()) ds.schema = f.source->schema();
+    }
+    ARROW_RETURN_NOT_OK(Bind(ctx_, ds));
+  }
+  for (auto& ds : streams_) ARROW_RETURN_NOT_OK(BindViewIfReady(ds));
+  for (auto& ds : streams_) {
+    for (auto& f : ds.flows) ARROW_RETURN_NOT_OK(PrimeAppendFlow(ctx_, ds, f, by_name_));
+  }
+  policy_ = ChoosePolicy(streams_, &ctx_.notes);
+  return arrow::Status::OK();
+}
+
+// A view over streams is a DuckDB view of its query, (re)defined once every
+// input it reads is bound; it then reads their current content.
+arrow::Status StreamLoop::BindViewIfReady(DatasetStream& ds) {
+  if (!IsView(*ds.dataset) || ds.flows.empty() || !InputsBound(*ds.flows[0].flow)) {
+    return arrow::Status::OK();
+  }
+  ARROW_ASSIGN_OR_RAISE(std::string sql, TranslateFlowSql(*ds.flows[0].flow));
+  auto bound = ctx_.catalog->BindView(ds.dataset->name, sql);
+  if (!bound.ok()) return FlowError(*ds.flows[0].flow, bound);
+  if (!ds.schema) {
+    ARROW_ASSIGN_OR_RAISE(auto empty, ctx_.session->Query("SELECT * FROM " +
+                                                          engine::QuoteIdentifier(ds.dataset->name) +
+                                                          " LIMIT 0"));
+    ds.schema = empty->schema();
+  }
+  return arrow::Status::OK();
+}
+
+bool StreamLoop::InputsBound(const Flow& f) const {
+  if (f.source) return true;
+  auto inputs = FlowInputs(*ctx_.pipeline, f);
+  if (!inputs.ok()) return true;  // the step reports the error
+  for (const auto& in : *inputs) {
+    auto it = by_name_.find(in);
+    if (it != by_name_.end() && !it->second->schema) return false;
+  }
+  return true;
+}
+
+arrow::Status StreamLoop::RunTrigger(int64_t index, bool* took_input, bool* finished) {
+  const int64_t start = SteadyMs();
+  engine::stream::TriggerLimit limit;
+  limit.take_all = policy_.policy == Policy::kOnce;
+  // (1) Sources.
+  std::map<const FlowStream*, std::shared_ptr<arrow::Table>> taken;
+  // The input has ended for good only when every source is a bounded source
+  // that is exhausted; in-memory batches are per run (a rerun may bring more).
+  bool any_source = false, all_exhausted = true, per_run_input = false;
+  *took_input = false;
+  for (auto& ds : streams_) {
+    for (auto& f : ds.flows) {
+      if (!f.source) continue;
+      any_source = true;
+      auto batch = f.source->Next(limit);
+      if (!batch.ok()) {  // source errors name the flow and the file already
+        failed_flow_ = f.flow->name;
+        return batch.status();
+      }
+      const std::string position = f.source->Position();
+      if (position != f.position) ds.dirty = true;
+      f.position = position;
+      if (*batch) {
+        taken[&f] = (*batch)->rows;
+        f.position_summary = (*batch)->position_summary;
+        if ((*batch)->rows->num_rows() > 0) *took_input = true;
+      }
+      if (!ds.schema && f.source->schema()) ds.schema = f.source->schema();
+      if (!f.source->Exhausted()) all_exhausted = false;
+      if (std::holds_alternative<MemorySource>(*f.flow->source)) per_run_input = true;
+    }
+  }
+  TriggerContext trigger;
+  trigger.index = index;
+  trigger.input_finished = (!any_source || all_exhausted) && !per_run_input;
+  *finished = !any_source || all_exhausted;
+  // (2) Flows, in dependency order.
+  for (auto& ds : streams_) {
+    if (IsView(*ds.dataset)) {
+      ARROW_RETURN_NOT_OK(BindViewIfReady(ds));
+      continue;
+    }
+    for (auto& f : ds.flows) {
+      if (!InputsBound(*f.flow)) continue;
+      const int64_t flow_start = SteadyMs();
+      const std::optional<int64_t> watermark_before = f.watermark_us;
+      auto it = taken.find(&f);
+      auto step = StepFlow(ctx_, ds, f, it == taken.end() ? nullptr : it->second, trigger,
+                           by_name_);
+      if (!step.ok()) {
+        failed_flow_ = f.flow->name;
+        return step.status();
+      }
+      if (step->rows_out > 0 || (!AppendOnly(f.shape) && *took_input) ||
+          (f.shape == FlowShape::kOnce && f.once_done && step->rows_in > 0)) {
+        ds.dirty = true;
+      }
+      if (f.watermark_us != watermark_before) ds.dirty = true;
+      FlowTotals& tot = totals_[f.flow->name];
+      tot.rows_in += step->rows_in;
+      tot.rows_out += step->rows_out;
+      tot.late += step->late_rows;
+      if (tot.violations.size() < step->violations.size()) tot.violations.resize(step->violations.size());
+      for (size_t i = 0; i < step->violations.size(); ++i) tot.violations[i] += step->violations[i];
+      f.rows_written += AppendOnly(f.shape) ? step->rows_out : 0;
+
+      RunEvent e;
+      e.kind = RunEvent::Kind::kTrigger;
+      e.flow = f.flow->name;
+      e.dataset = ds.dataset->name;
+      e.trigger = index;
+      e.rows_in = step->rows_in;
+      e.rows_out = step->rows_out;
+      e.elapsed_ms = SteadyMs() - flow_start;
+      if (f.source) e.positions[f.flow->name] = f.position_summary.empty() ? "start" : f.position_summary;
+      if (step->watermark_us) {
+        e.message = *step->watermark_us == kEndOfInput
+                        ? "watermark: end of input"
+                        : "watermark " + FormatMicros(*step->watermark_us);
+      }
+      ctx_.Emit(e);
+      for (size_t i = 0; i < step->violations.size(); ++i) {
+        if (step->violations[i] == 0) continue;
+        RunEvent x;
+        x.kind = RunEvent::Kind::kExpectation;
+        x.flow = f.flow->name;
+        x.dataset = ds.dataset->name;
+        x.name = ds.dataset->expectations[i].name;
+        x.action = Name(ds.dataset->expectations[i].action);
+        x.count = step->violations[i];
+        x.rows_in = step->rows_in;
+        x.trigger = index;
+        ctx_.Emit(x);
+      }
+      if (step->ignored_changes > 0) {
+        RunEvent m;
+        m.kind = RunEvent::Kind::kMessage;
+        m.flow = f.flow->name;
+        m.dataset = ds.dataset->name;
+        m.count = step->ignored_changes;
+        m.trigger = index;
+        m.message = std::to_string(step->ignored_changes) +
+                    " change rows ignored so far (a NULL key or sequence value)";
+        ctx_.Emit(m);
+      }
+      if (step->late_rows > 0) {
+        RunEvent late;
+        late.kind = RunEvent::Kind::kLateRows;
+        late.flow = f.flow->name;
+        late.dataset = ds.dataset->name;
+        late.count = step->late_rows;
+        late.message = "already emitted window rows changed after late input (kept in Recompute "
+                       "mode; Append does not emit a window twice — use Update or Complete to "
+                       "see the change)";
+        ctx_.Emit(late);
+      }
+    }
+    ARROW_RETURN_NOT_OK(Bind(ctx_, ds));
+  }
+  // (3) Commit, upstream first.
+  for (auto& ds : streams_) ARROW_RETURN_NOT_OK(CommitStream(ctx_, &ds));
+  (void)start;
+  return arrow::Status::OK();
+}
+
+void StreamLoop::Notes() {
+  for (auto& ds : streams_) {
+    for (auto& f : ds.flows) {
+      const Flow& flow = *f.flow;
+      if (!flow.streaming) continue;
+      if (flow.streaming->mode == StreamingMode::kIncremental) {
+        std::string msg = "incremental mode is not built yet; the flow runs in Recompute mode "
+                          "(same results, every trigger re-reads all rows seen)";
+        EmitFlow(ctx_, RunEvent::Kind::kFallback, flow, msg);
+        ctx_.notes.push_back("flow '" + flow.name + "': " + msg);
+      }
+      if (flow.streaming->watermark || flow.streaming->window) {
+        ctx_.notes.push_back(
+            "flow '" + flow.name +
+            "': in Recompute mode its watermark and window are advisory: every row is kept "
+            "(late rows are not dropped); Append emits a window once the watermark passes "
+            "its end");
+      }
+    }
+  }
+}
+
+void StreamLoop::Run() {
+  started_ms_ = SteadyMs();
+  Notes();
+  arrow::Status st = Setup();
+  if (st.ok()) {
+    for (auto& ds : streams_) {
+      for (auto& f : ds.flows) EmitFlow(ctx_, RunEvent::Kind::kFlowStarted, *f.flow);
+    }
+    const int64_t cap = ctx_.options->max_triggers;
+    for (int64_t index = 1;; ++index) {
+      if (ctx_.StopRequested()) break;
+      if (cap > 0 && index > cap) break;
+      const int64_t t0 = SteadyMs();
+      bool took = false, finished = false;
+      st = RunTrigger(index, &took, &finished);
+      ++triggers_;
+      if (!st.ok()) break;
+      if (policy_.policy == Policy::kOnce || finished) break;
+      if (policy_.policy == Policy::kAvailableNow && !took) break;
+      if (policy_.policy == Policy::kProcessingTime) {
+        while (!ctx_.StopRequested() && SteadyMs() - t0 < policy_.interval_ms) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+      }
+    }
+  }
+  Finish(st, failed_flow_);
+}
+
+void StreamLoop::Finish(const arrow::Status& error, const std::string& failed_flow) {
+  const std::string how = std::to_string(triggers_) + (triggers_ == 1 ? " trigger" : " triggers") +
+                          ", " + policy_.Describe() + ", Recompute mode";
+  for (auto& ds : streams_) {
+    const Dataset& d = *ds.dataset;
+    if (IsView(d)) {
+      auto& state = ctx_.states[d.name];
+      state.available = error.ok() && ds.schema != nullptr;
+      if (!state.available) state.blocked_reason = "view '" + d.name + "' over streams is not available";
+      DatasetOutcome o = Outcome(d, state.available ? "computed" : "skipped",
+                                 "view over streams (live in the trigger loop)");
+      summary_->datasets.push_back(std::move(o));
+      continue;
+    }
+    int64_t emitted = 0;
+    for (auto& f : ds.flows) emitted += totals_[f.flow->name].rows_out;
+    DatasetOutcome o = Outcome(d, error.ok() ? "computed" : "failed",
+                               how + ", " + std::to_string(emitted) + " rows emitted");
+    auto& state = ctx_.states[d.name];
+    for (auto& f : ds.flows) {
+      const FlowTotals& tot = totals_[f.flow->name];
+      o.rows_in += tot.rows_in;
+      for (size_t i = 0; i < tot.violations.size() && i < d.expectations.size(); ++i) {
+        o.expectation_violations[d.expectations[i].name] += tot.violations[i];
+      }
+      if (!error.ok()) {
+        if (failed_flow.empty() || failed_flow == f.flow->name) {
+          EmitFlow(ctx_, RunEvent::Kind::kFlowFailed, *f.flow, error.message());
+        } else {
+          EmitFlow(ctx_, RunEvent::Kind::kFlowSkipped, *f.flow, "run stopped: another flow failed");
+        }
+        continue;
+      }
+      RunEvent e;
+      e.kind = RunEvent::Kind::kFlowFinished;
+      e.flow = f.flow->name;
+      e.dataset = d.name;
+      e.rows_in = tot.rows_in;
+      e.rows_out = tot.rows_out;
+      e.elapsed_ms = SteadyMs() - started_ms_;
+      e.message = how + (ds.version.empty() ? "" : ", committed " + ds.version);
+      ctx_.Emit(e);
+    }
+    if (!error.ok()) {
+      o.reason = error.message() + (ds.version.empty() ? "" : " (" + ds.version +
+                                                                   " from the last committed "
+                                                                   "trigger stays current)");
+      state.available = false;
+      state.blocked_reason = "upstream '" + d.name + "' failed";
+    } else {
+      o.version = ds.version;
+      o.rows_written = ds.rows;  // what the dataset holds now
+      state.available = ds.schema != nullptr;
+      state.stamp = ds.stamp;
+      if (!state.available) state.blocked_reason = "upstream '" + d.name + "' has no rows yet";
+    }
+    summary_->datasets.push_back(std::move(o));
+  }
+}
+
+}  // namespace
+
+void RunStreams(RunContext& ctx, const std::vector<const Dataset*>& datasets,
+                RunSummary* summary) {
+  StreamLoop loop(ctx, datasets, summary);
+  loop.Run();
+}
+
+}  // namespace thund::native

@@ -1,0 +1,232 @@
+#include "backend/native/stream_state.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <nlohmann/json.hpp>
+
+#include "backend/native/runner_util.h"
+#include "engine/batch/parquet_part_writer.h"
+#include "engine/batch/schema_conform.h"
+#include "engine/fs/atomic_write.h"
+#include "engine/io/parquet_io.h"
+
+namespace thund::native {
+namespace {
+
+using engine::batch::PartFile;
+using Json = nlohmann::json;
+
+constexpr const char* kStateFile = "_stream.json";
+
+std::string StatePath(RunContext& ctx, const std::string& dataset, int64_t version) {
+  return ctx.store->layout().VersionDir(dataset, version) + "/" + kStateFile;
+}
+
+// A committed part carried into the next version: a hard link on a local
+// filesystem (no bytes copied), a copy elsewhere.
+arrow::Status CarryPart(arrow::fs::FileSystem& fs, const std::string& from, const std::string& to) {
+  if (fs.type_name() == "local") {
+    if (::link(from.c_str(), to.c_str()) == 0) return arrow::Status::OK();
+    if (errno != EXDEV && errno != EPERM && errno != ENOTSUP) {
+      return arrow::Status::IOError("cannot link ", from, " to ", to, ": ", std::strerror(errno));
+    }
+  }
+  return fs.CopyFile(from, to);
+}
+
+Json FlowStateJson(const FlowStream& f) {
+  Json j = Json::object();
+  if (f.source) j["position"] = f.position;
+  if (f.watermark_us) j["watermark_us"] = *f.watermark_us;
+  if (!f.consumed.empty()) j["consumed"] = f.consumed;
+  if (f.once_done) j["once_done"] = true;
+  j["shape"] = ShapeName(f.shape);
+  return j;
+}
+
+arrow::Status ApplyFlowState(const Json& j, FlowStream* f, const std::string& where) {
+  try {
+    if (j.contains("position")) f->position = j.at("position").get<std::string>();
+    if (j.contains("watermark_us")) f->watermark_us = j.at("watermark_us").get<int64_t>();
+    if (j.contains("consumed")) f->consumed = j.at("consumed").get<std::map<std::string, int64_t>>();
+    if (j.contains("once_done")) f->once_done = j.at("once_done").get<bool>();
+  } catch (const std::exception& e) {
+    return arrow::Status::IOError(where, ": stream state of flow '", f->flow->name,
+                                  "' is damaged (", e.what(),
+                                  "); run with --full-refresh ", f->flow->target,
+                                  " to rebuild the dataset from its sources");
+  }
+  return arrow::Status::OK();
+}
+
+}  // namespace
+
+const char* ShapeName(FlowShape s) {
+  switch (s) {
+    case FlowShape::kSource: return "source";
+    case FlowShape::kAppend: return "append";
+    case FlowShape::kAppendWindowed: return "append (windowed)";
+    case FlowShape::kUpdate: return "update";
+    case FlowShape::kComplete: return "complete";
+    case FlowShape::kCdc: return "cdc";
+    case FlowShape::kOnce: return "once";
+  }
+  return "?";
+}
+
+bool AppendOnly(FlowShape s) {
+  return s == FlowShape::kSource || s == FlowShape::kAppend || s == FlowShape::kAppendWindowed ||
+         s == FlowShape::kOnce;
+}
+
+arrow::Result<std::shared_ptr<arrow::Table>> DatasetStream::Content() const {
+  std::vector<std::shared_ptr<arrow::Table>> parts;
+  for (const auto& f : flows) {
+    if (f.rows && f.rows->num_rows() > 0) parts.push_back(f.rows);
+  }
+  if (parts.empty()) {
+    if (!schema) return arrow::Status::Invalid("dataset '", dataset->name, "' has no schema yet");
+    return arrow::Table::MakeEmpty(schema);
+  }
+  if (parts.size() == 1) return parts[0];
+  return arrow::ConcatenateTables(parts);
+}
+
+int64_t DatasetStream::NumRows() const {
+  int64_t n = 0;
+  for (const auto& f : flows) n += f.rows ? f.rows->num_rows() : 0;
+  return n;
+}
+
+arrow::Status LoadStream(RunContext& ctx, DatasetStream* ds, bool fresh) {
+  const Dataset& d = *ds->dataset;
+  if (d.schema.declared()) ds->schema = d.schema.arrow;
+  if (fresh) return arrow::Status::OK();
+  ARROW_ASSIGN_OR_RAISE(auto current, ctx.store->Current(d.name));
+  if (!current) return arrow::Status::OK();
+  const auto& m = *current;
+  const std::string dir = ctx.store->layout().VersionDir(d.name, m.version);
+  auto state_text = engine::ReadWholeFile(ctx.store->fs(), StatePath(ctx, d.name, m.version));
+  Json state = Json::object();
+  if (state_text.ok()) {
+    try {
+      state = Json::parse(*state_text);
+    } catch (const std::exception& e) {
+      return arrow::Status::IOError(StatePath(ctx, d.name, m.version),
+                                    ": stream state is not valid JSON (", e.what(),
+                                    "); run with --full-refresh ", d.name,
+                                    " to rebuild the dataset from its sources");
+    }
+  }
+  // A version written by a batch run (no _stream.json) is kept as rows of
+  // the flows that wrote it; their sources start from the beginning.
+  for (auto& f : ds->flows) {
+    std::vector<std::shared_ptr<arrow::Table>> tables;
+    for (const PartFile& part : m.files) {
+      if (part.flow != f.flow->name) continue;
+      ARROW_ASSIGN_OR_RAISE(auto t, engine::ReadParquetFile(dir + "/" + part.file));
+      if (!ds->schema) ds->schema = t->schema();
+      if (!t->schema()->Equals(*ds->schema)) {
+        ARROW_ASSIGN_OR_RAISE(auto conformer,
+                              engine::batch::SchemaConformer::Make(*t->schema(), ds->schema,
+                                                                   d.schema.declared(), d.name,
+                                                                   f.flow->name));
+        ARROW_ASSIGN_OR_RAISE(auto batch, t->CombineChunksToBatch());
+        ARROW_ASSIGN_OR_RAISE(batch, conformer.Conform(batch));
+        ARROW_ASSIGN_OR_RAISE(t, arrow::Table::FromRecordBatches({batch}));
+      }
+      tables.push_back(t);
+      f.committed_parts.push_back(part);
+    }
+    f.committed_version = m.version;
+    if (!tables.empty()) {
+      ARROW_ASSIGN_OR_RAISE(f.rows, arrow::ConcatenateTables(tables));
+    }
+    auto it = state.find("flows");
+    if (it != state.end() && it->contains(f.flow->name)) {
+      ARROW_RETURN_NOT_OK(ApplyFlowState(it->at(f.flow->name), &f, StatePath(ctx, d.name, m.version)));
+    }
+  }
+  ds->stamp = m.Stamp();
+  ds->version = engine::batch::VersionName(m.version);
+  ds->rows = m.rows;
+  return arrow::Status::OK();
+}
+
+arrow::Status CommitStream(RunContext& ctx, DatasetStream* ds) {
+  if (!ds->dirty) return arrow::Status::OK();
+  const Dataset& d = *ds->dataset;
+  ARROW_ASSIGN_OR_RAISE(auto pending, ctx.store->Begin(d.name));
+  engine::batch::VersionManifest manifest;
+  auto write = [&]() -> arrow::Status {
+    Json state = Json::object();
+    state["flows"] = Json::object();
+    for (size_t i = 0; i < ds->flows.size(); ++i) {
+      FlowStream& f = ds->flows[i];
+      state["flows"][f.flow->name] = FlowStateJson(f);
+      std::shared_ptr<arrow::Table> to_write;
+      std::vector<PartFile> parts;
+      if (AppendOnly(f.shape)) {
+        const std::string from_dir = ctx.store->layout().VersionDir(d.name, f.committed_version);
+        for (const PartFile& part : f.committed_parts) {
+          ARROW_RETURN_NOT_OK(
+              CarryPart(ctx.store->fs(), from_dir + "/" + part.file, pending.dir + "/" + part.file));
+          parts.push_back(part);
+        }
+        to_write = f.added;
+      } else {
+        to_write = f.rows;
+      }
+      if (to_write && to_write->num_rows() > 0) {
+        ARROW_ASSIGN_OR_RAISE(auto writer, engine::batch::ParquetPartWriter::Open(
+                                               ctx.store->shared_fs(), pending.dir,
+                                               "v" + std::to_string(pending.version) + "-f" +
+                                                   Pad(i),
+                                               to_write->schema()));
+        arrow::TableBatchReader reader(*to_write);
+        std::shared_ptr<arrow::RecordBatch> batch;
+        while (true) {
+          ARROW_RETURN_NOT_OK(reader.ReadNext(&batch));
+          if (!batch) break;
+          ARROW_RETURN_NOT_OK(writer->Write(batch));
+        }
+        ARROW_ASSIGN_OR_RAISE(auto written, writer->Finish(f.flow->name));
+        parts.insert(parts.end(), written.begin(), written.end());
+      }
+      for (const auto& p : parts) manifest.rows += p.rows;
+      manifest.files.insert(manifest.files.end(), parts.begin(), parts.end());
+    }
+    ARROW_RETURN_NOT_OK(engine::WriteFileAtomically(
+        ctx.store->fs(), pending.dir + "/" + kStateFile, state.dump(1)));
+    manifest.run_id = ctx.run_id;
+    if (ds->schema) manifest.schema = engine::batch::DescribeSchema(*ds->schema);
+    return ctx.store->Commit(pending, manifest, &ctx.notes);
+  };
+  arrow::Status st = write();
+  if (!st.ok()) {
+    ctx.store->Abandon(pending);
+    return st.WithMessage("dataset '", d.name, "': commit failed, the previous version stays ",
+                          "current: ", st.message());
+  }
+  manifest.dataset = d.name;
+  manifest.version = pending.version;
+  // What the new version holds, for the next commit.
+  for (FlowStream& f : ds->flows) {
+    f.committed_parts.clear();
+    for (const auto& p : manifest.files) {
+      if (p.flow == f.flow->name) f.committed_parts.push_back(p);
+    }
+    f.committed_version = pending.version;
+    f.added.reset();
+  }
+  ds->stamp = manifest.Stamp();
+  ds->version = engine::batch::VersionName(pending.version);
+  ds->rows = manifest.rows;
+  ds->dirty = false;
+  return arrow::Status::OK();
+}
+
+}  // namespace thund::native
