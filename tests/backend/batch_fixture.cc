@@ -6,6 +6,7 @@
 #include "backend/native/native_backend.h"
 #include "engine/duckdb/duckdb_session.h"
 #include "engine/duckdb/sql_quote.h"
+#include "thund/sql_pipeline.h"
 
 namespace thund::native::testing {
 
@@ -58,6 +59,15 @@ std::string BatchFixture::CurrentVersion(const std::string& dataset) const {
   std::string v;
   in >> v;
   return v;
+}
+
+Pipeline BatchFixture::ParsePipeline(const std::string& sql) const {
+  auto parsed = ParseSql(sql, "pipeline.sql");
+  for (const auto& d : parsed.diagnostics) {
+    EXPECT_NE(d.severity, Severity::kError) << d.ToString();
+  }
+  parsed.pipeline.name = "s";
+  return parsed.pipeline;
 }
 
 const DatasetOutcome* BatchFixture::Find(const RunSummary& s, const std::string& dataset) {

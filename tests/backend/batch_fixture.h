@@ -36,6 +36,9 @@ class BatchFixture : public ::testing::Test {
   // The version name `_current` points at ("" if none).
   std::string CurrentVersion(const std::string& dataset) const;
 
+  // A pipeline named "s" from SQL text; parse errors fail the test.
+  Pipeline ParsePipeline(const std::string& sql) const;
+
   static const DatasetOutcome* Find(const RunSummary& s, const std::string& dataset);
 
   engine::testing::TempDir dir_;

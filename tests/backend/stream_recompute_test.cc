@@ -82,14 +82,6 @@ SELECT k, n FROM totals_complete WHERE n >= 10;
 
 class StreamRecomputeTest : public BatchFixture {
  protected:
-  Pipeline Parse(const std::string& sql) {
-    auto parsed = ParseSql(sql, "stream.sql");
-    for (const auto& d : parsed.diagnostics) {
-      EXPECT_NE(d.severity, Severity::kError) << d.ToString();
-    }
-    parsed.pipeline.name = "s";
-    return parsed.pipeline;
-  }
 
   // Writes all rows where the oracle reads them.
   std::string WriteAll(const std::shared_ptr<arrow::Table>& t) {
@@ -133,7 +125,7 @@ TEST_F(StreamRecomputeTest, EveryOutputModeEqualsTheBatchQueryForEverySplitting)
     std::filesystem::remove_all(root());
     RunOptions o;
     o.memory_streams["ev"] = Split(events, sizes);
-    RunSummary s = Run(Parse(kPipeline), o);
+    RunSummary s = Run(ParsePipeline(kPipeline), o);
     ASSERT_EQ(s.status, RunPhase::kCompleted) << s.ToString();
     EXPECT_EQ(s.mode, "streaming (recompute)");
     ExpectMatchesBatch(all);
@@ -152,7 +144,7 @@ TEST_F(StreamRecomputeTest, MidStreamAppendEmitsOnlyClosedWindowsOnce) {
   RunOptions o;
   o.memory_streams["ev"] = Split(events, {20});
   o.max_triggers = 8;  // 160 of 400 rows: the stream has not ended
-  RunSummary s = Run(Parse(kPipeline), o);
+  RunSummary s = Run(ParsePipeline(kPipeline), o);
   ASSERT_EQ(s.status, RunPhase::kCompleted) << s.ToString();
   auto emitted = Oracle(
       "SELECT k, epoch_us(\"window\".start) AS ws, n, s FROM read_parquet(" +
@@ -180,10 +172,10 @@ TEST_F(StreamRecomputeTest, RerunsContinueWhereTheLastCommitStopped) {
   // per run) — together they must equal one run over everything.
   RunOptions first;
   first.memory_streams["ev"] = {batches.begin(), batches.begin() + 4};
-  ASSERT_EQ(Run(Parse(kPipeline), first).status, RunPhase::kCompleted);
+  ASSERT_EQ(Run(ParsePipeline(kPipeline), first).status, RunPhase::kCompleted);
   RunOptions second;
   second.memory_streams["ev"] = {batches.begin() + 4, batches.end()};
-  RunSummary s = Run(Parse(kPipeline), second);
+  RunSummary s = Run(ParsePipeline(kPipeline), second);
   ASSERT_EQ(s.status, RunPhase::kCompleted) << s.ToString();
   ExpectMatchesBatch(all);
 }
@@ -214,8 +206,8 @@ TEST_F(StreamRecomputeTest, SeveralAppendFlowsAndAOnceBackfillFeedOneTable) {
   first.memory_streams["b"] = {sb.begin(), sb.begin() + 5};
   second.memory_streams["a"] = {sa.begin() + 2, sa.end()};
   second.memory_streams["b"] = {sb.begin() + 5, sb.end()};
-  ASSERT_EQ(Run(Parse(sql), first).status, RunPhase::kCompleted);
-  RunSummary s = Run(Parse(sql), second);
+  ASSERT_EQ(Run(ParsePipeline(sql), first).status, RunPhase::kCompleted);
+  RunSummary s = Run(ParsePipeline(sql), second);
   ASSERT_EQ(s.status, RunPhase::kCompleted) << s.ToString();
   EXPECT_DATASET_MATCHES("merged", expected);
 }
@@ -224,7 +216,7 @@ TEST_F(StreamRecomputeTest, SummaryIsHonestAboutRecomputeMode) {
   auto events = MakeEvents(50, 3);
   RunOptions o;
   o.memory_streams["ev"] = Split(events, {50});
-  RunSummary s = Run(Parse(kPipeline), o);
+  RunSummary s = Run(ParsePipeline(kPipeline), o);
   ASSERT_EQ(s.status, RunPhase::kCompleted);
   bool advisory = false;
   for (const auto& n : s.notes) {

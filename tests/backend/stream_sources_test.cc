@@ -27,14 +27,6 @@ using engine::testing::TablesEqualUnordered;
 
 class StreamSourcesTest : public BatchFixture {
  protected:
-  Pipeline Parse(const std::string& sql) {
-    auto parsed = ParseSql(sql, "stream.sql");
-    for (const auto& d : parsed.diagnostics) {
-      EXPECT_NE(d.severity, Severity::kError) << d.ToString();
-    }
-    parsed.pipeline.name = "s";
-    return parsed.pipeline;
-  }
   std::string Glob(const std::string& dataset) const {
     return "read_parquet(" + QuoteString(root() + "/" + dataset + "/current/*.parquet") + ")";
   }
@@ -68,7 +60,7 @@ TEST_F(StreamSourcesTest, FileDropTakesNewFilesOnceAcrossRuns) {
                           Path("drop") + "', format => 'csv');\n"
                           "CREATE STREAMING TABLE per_k WITH (output_mode = 'complete') AS "
                           "SELECT k, count(*) AS n, sum(v) AS s FROM STREAM(raw) GROUP BY k;\n";
-  const Pipeline p = Parse(sql);
+  const Pipeline p = ParsePipeline(sql);
   WriteFile("drop/a.csv", Csv(0, 40));
   WriteFile("drop/b.csv", Csv(40, 90));
   ASSERT_EQ(Run(p).status, RunPhase::kCompleted);
@@ -96,7 +88,7 @@ TEST_F(StreamSourcesTest, FileDropTakesNewFilesOnceAcrossRuns) {
 }
 
 TEST_F(StreamSourcesTest, FileWithOtherColumnsFailsClearlyAndKeepsCommittedRows) {
-  const Pipeline p = Parse("CREATE STREAMING TABLE raw AS SELECT * FROM STREAM read_files('" +
+  const Pipeline p = ParsePipeline("CREATE STREAMING TABLE raw AS SELECT * FROM STREAM read_files('" +
                            Path("drop") + "', format => 'csv');\n");
   WriteFile("drop/a.csv", Csv(0, 20));
   ASSERT_EQ(Run(p).status, RunPhase::kCompleted);
@@ -135,7 +127,7 @@ TEST_F(StreamSourcesTest, GeneratorRunsEqualTheBatchQueryForEverySplitting) {
     SCOPED_TRACE("rows_per_batch " + std::to_string(per_batch));
     fs::remove_all(root());
     events_.clear();
-    RunSummary s = Run(Parse(GeneratorPipeline(per_batch)));
+    RunSummary s = Run(ParsePipeline(GeneratorPipeline(per_batch)));
     ASSERT_EQ(s.status, RunPhase::kCompleted) << s.ToString();
     EXPECT_EQ(Triggers("ev"), (3000 + per_batch - 1) / per_batch);
     auto ev = ReadDataset("ev");
@@ -154,7 +146,7 @@ TEST_F(StreamSourcesTest, GeneratorRunsEqualTheBatchQueryForEverySplitting) {
 }
 
 TEST_F(StreamSourcesTest, ProcessingTimeRunsUntilStoppedAndCommitsEachTrigger) {
-  const Pipeline p = Parse(
+  const Pipeline p = ParsePipeline(
       "CREATE STREAMING TABLE ev WITH (trigger = '20ms') AS SELECT * FROM STREAM "
       "read_generator(kind => 'keyed_events', seed => 1, rows_per_batch => 100);\n"
       "CREATE STREAMING TABLE n WITH (output_mode = 'complete') AS "
@@ -184,7 +176,7 @@ TEST_F(StreamSourcesTest, ProcessingTimeRunsUntilStoppedAndCommitsEachTrigger) {
 }
 
 TEST_F(StreamSourcesTest, AFaultAtAnyWriteLosesNothingAndCountsNothingTwice) {
-  const Pipeline p = Parse(GeneratorPipeline(600));
+  const Pipeline p = ParsePipeline(GeneratorPipeline(600));
   // The reference: one clean run.
   ASSERT_EQ(Run(p).status, RunPhase::kCompleted);
   const auto ev = Rows("ev"), per_window = Rows("per_window"), big = Rows("big");
@@ -291,7 +283,7 @@ TEST_F(StreamSourcesTest, AutoCdcGivesTheSameTablesForEverySplitting) {
     fs::remove_all(root());
     RunOptions o;
     o.memory_streams["feed"] = Batches(feed, size);
-    RunSummary s = Run(Parse(kCdcPipeline), o);
+    RunSummary s = Run(ParsePipeline(kCdcPipeline), o);
     ASSERT_EQ(s.status, RunPhase::kCompleted) << s.ToString();
     // SCD1 against its definition: per key the change with the highest
     // sequence (sequences are unique per change), gone when it is a delete.
@@ -331,7 +323,7 @@ namespace {
 
 TEST_F(StreamSourcesTest, CheckRefusesWhatTheEngineCannotStreamWithAReason) {
   auto backend = NativeBackend::Make();
-  Pipeline p = Parse(
+  Pipeline p = ParsePipeline(
       "CREATE STREAMING TABLE t;\n"
       "CREATE FLOW direct AS AUTO CDC INTO t FROM STREAM read_memory('m') KEYS (id) SEQUENCE BY seq;\n"
       "CREATE SINK out OPTIONS (format = 'parquet', path = '/tmp/x');\n"

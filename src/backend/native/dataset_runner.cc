@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "backend/native/consumers.h"
+#include "backend/native/copy_flow.h"
 #include "backend/native/flow_runner.h"
 #include "backend/native/keyed_write.h"
 #include "backend/native/reconcile.h"
@@ -129,6 +130,21 @@ DatasetOutcome MaterializeStored(RunContext& ctx, const DatasetTask& task) {
       e.dataset = d.name;
       e.message = "once flow already ran; kept its " + std::to_string(kept) + " rows";
       ctx.Emit(e);
+      continue;
+    }
+    if (CanCopyFlow(ctx, f, d, task.flows.size())) {
+      const std::string file = "part-" + Pad(i) + "-00000.parquet";
+      auto copied = CopyFlow(ctx, f, d, pending->dir, file);
+      if (!copied.ok()) {
+        ctx.store->Abandon(*pending);
+        return Fail(ctx, task, &f, copied.status());
+      }
+      target = copied->schema;
+      manifest.files.push_back({f.name, file, copied->rows_out});
+      manifest.rows += copied->rows_out;
+      if (f.once) manifest.once_flows.push_back(f.name);
+      AddCounts(&outcome, *expectations, *copied);
+      done.emplace_back(&f, std::move(*copied));
       continue;
     }
     PartConsumer consumer(ctx.store->shared_fs(), pending->dir, "part-" + Pad(i));

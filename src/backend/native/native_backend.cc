@@ -26,40 +26,40 @@ Capabilities NativeBackend::capabilities() const {
   return c;
 }
 
+namespace {
+
+Diagnostic Unsupported(const Flow& f, std::string message, std::string hint) {
+  Diagnostic d;
+  d.severity = Severity::kError;
+  d.code = "backend-unsupported";
+  d.flow = f.name;
+  d.dataset = f.target;
+  d.location = f.location;
+  d.message = std::move(message);
+  d.hint = std::move(hint);
+  return d;
+}
+
+}  // namespace
+
 Diagnostics NativeBackend::Check(const Pipeline& p) const {
   Diagnostics out;
   const Capabilities caps = capabilities();
   for (const auto& f : p.flows) {
     for (const auto& cap : RequiredCapabilities(p, f)) {
       if (caps.Supports(cap)) continue;
-      Diagnostic d;
-      d.severity = Severity::kError;
-      d.code = "backend-unsupported";
-      d.flow = f.name;
-      d.dataset = f.target;
-      d.location = f.location;
-      d.message = "flow '" + f.name + "' needs '" + cap +
-                  "', which the native engine does not run yet";
-      d.hint = cap.rfind("sink:", 0) == 0
-                   ? "use a parquet, csv or json sink"
-                   : "remove the flow from the batch pipeline, or run it on a backend that "
-                     "supports it (see docs/status.md)";
-      out.push_back(std::move(d));
+      out.push_back(Unsupported(
+          f, "flow '" + f.name + "' needs '" + cap + "', which the native engine does not run yet",
+          cap.rfind("sink:", 0) == 0 ? "use a parquet, csv or json sink"
+                                     : "remove the flow from the pipeline, or run it on a "
+                                       "backend that supports it (see docs/status.md)"));
     }
   }
   for (const auto& f : p.flows) {
     if (!IsStreamingFlow(p, f)) continue;
     const Dataset* target = p.FindDataset(f.target);
     auto refuse = [&](std::string message, std::string hint) {
-      Diagnostic d;
-      d.severity = Severity::kError;
-      d.code = "backend-unsupported";
-      d.flow = f.name;
-      d.dataset = f.target;
-      d.location = f.location;
-      d.message = std::move(message);
-      d.hint = std::move(hint);
-      out.push_back(std::move(d));
+      out.push_back(Unsupported(f, std::move(message), std::move(hint)));
     };
     if (f.streaming && f.streaming->output_mode == OutputMode::kUpdate && !f.sql.empty()) {
       // Update needs the grouping keys of the output, known before the run.

@@ -152,6 +152,20 @@ arrow::Result<std::optional<int64_t>> CurrentWatermark(
   return *max_us - wm->allowed_lateness_ms * 1000;
 }
 
+// Runs `sql` over `now` (as kNow) and `prev` (as kPrev; null = no rows yet).
+arrow::Result<std::shared_ptr<arrow::Table>> Delta(RunContext& ctx, const Flow& flow,
+                                                   const std::shared_ptr<arrow::Table>& now,
+                                                   std::shared_ptr<arrow::Table> prev,
+                                                   const std::string& sql) {
+  if (!prev) {
+    ARROW_ASSIGN_OR_RAISE(prev, EmptyLike(now));
+  }
+  Registered r_now(ctx, kNow), r_prev(ctx, kPrev);
+  ARROW_RETURN_NOT_OK(r_now.Set(now));
+  ARROW_RETURN_NOT_OK(r_prev.Set(prev));
+  return Query(ctx, flow, sql);
+}
+
 arrow::Result<std::shared_ptr<arrow::Table>> WithArrival(const std::shared_ptr<arrow::Table>& t) {
   arrow::Int64Builder b;
   ARROW_RETURN_NOT_OK(b.Reserve(t->num_rows()));
@@ -249,15 +263,9 @@ arrow::Result<FlowStep> StepFlow(RunContext& ctx, DatasetStream& ds, FlowStream&
       break;
     }
     case FlowShape::kAppend: {
-      std::shared_ptr<arrow::Table> prev = f.last_result_known ? f.last_result : nullptr;
-      if (!prev) {
-        ARROW_ASSIGN_OR_RAISE(prev, EmptyLike(now));
-      }
-      Registered r_now(ctx, kNow), r_prev(ctx, kPrev);
-      ARROW_RETURN_NOT_OK(r_now.Set(now));
-      ARROW_RETURN_NOT_OK(r_prev.Set(prev));
-      ARROW_ASSIGN_OR_RAISE(auto delta,
-                            Query(ctx, flow, engine::stream::AppendDeltaSql(kNow, kPrev)));
+      ARROW_ASSIGN_OR_RAISE(
+          auto delta, Delta(ctx, flow, now, f.last_result_known ? f.last_result : nullptr,
+                            engine::stream::AppendDeltaSql(kNow, kPrev)));
       f.last_result = now;
       f.last_result_known = true;
       f.consumed.clear();
@@ -313,14 +321,12 @@ arrow::Result<FlowStep> StepFlow(RunContext& ctx, DatasetStream& ds, FlowStream&
       if (!prev) {
         ARROW_ASSIGN_OR_RAISE(prev, EmptyLike(now));
       }
-      Registered r_now(ctx, kNow), r_prev(ctx, kPrev);
-      ARROW_RETURN_NOT_OK(r_now.Set(now));
-      ARROW_RETURN_NOT_OK(r_prev.Set(prev));
       ARROW_ASSIGN_OR_RAISE(auto delta,
-                            Query(ctx, flow, engine::stream::UpdateDeltaSql(kNow, kPrev)));
+                            Delta(ctx, flow, now, prev, engine::stream::UpdateDeltaSql(kNow, kPrev)));
       ARROW_ASSIGN_OR_RAISE(Checked c, CheckRows(ctx, ds, flow, delta));
       finish_checked(c);
-      Registered r_delta(ctx, kDelta);
+      Registered r_prev(ctx, kPrev), r_delta(ctx, kDelta);
+      ARROW_RETURN_NOT_OK(r_prev.Set(prev));
       ARROW_RETURN_NOT_OK(r_delta.Set(c.rows));
       ARROW_ASSIGN_OR_RAISE(
           f.rows, Query(ctx, flow,

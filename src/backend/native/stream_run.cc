@@ -93,6 +93,16 @@ void EmitFlow(RunContext& ctx, RunEvent::Kind kind, const Flow& f, std::string m
   ctx.Emit(e);
 }
 
+RunEvent TriggerEvent(RunEvent::Kind kind, const FlowStream& f, const DatasetStream& ds,
+                      int64_t index) {
+  RunEvent e;
+  e.kind = kind;
+  e.flow = f.flow->name;
+  e.dataset = ds.dataset->name;
+  e.trigger = index;
+  return e;
+}
+
 // Per-flow totals over the run, for kFlowFinished and the summary.
 struct FlowTotals {
   int64_t rows_in = 0, rows_out = 0, late = 0;
@@ -279,11 +289,7 @@ arrow::Status StreamLoop::RunTrigger(int64_t index, bool* took_input, bool* fini
       for (size_t i = 0; i < step->violations.size(); ++i) tot.violations[i] += step->violations[i];
       f.rows_written += AppendOnly(f.shape) ? step->rows_out : 0;
 
-      RunEvent e;
-      e.kind = RunEvent::Kind::kTrigger;
-      e.flow = f.flow->name;
-      e.dataset = ds.dataset->name;
-      e.trigger = index;
+      RunEvent e = TriggerEvent(RunEvent::Kind::kTrigger, f, ds, index);
       e.rows_in = step->rows_in;
       e.rows_out = step->rows_out;
       e.elapsed_ms = SteadyMs() - flow_start;
@@ -296,33 +302,22 @@ arrow::Status StreamLoop::RunTrigger(int64_t index, bool* took_input, bool* fini
       ctx_.Emit(e);
       for (size_t i = 0; i < step->violations.size(); ++i) {
         if (step->violations[i] == 0) continue;
-        RunEvent x;
-        x.kind = RunEvent::Kind::kExpectation;
-        x.flow = f.flow->name;
-        x.dataset = ds.dataset->name;
+        RunEvent x = TriggerEvent(RunEvent::Kind::kExpectation, f, ds, index);
         x.name = ds.dataset->expectations[i].name;
         x.action = Name(ds.dataset->expectations[i].action);
         x.count = step->violations[i];
         x.rows_in = step->rows_in;
-        x.trigger = index;
         ctx_.Emit(x);
       }
       if (step->ignored_changes > 0) {
-        RunEvent m;
-        m.kind = RunEvent::Kind::kMessage;
-        m.flow = f.flow->name;
-        m.dataset = ds.dataset->name;
+        RunEvent m = TriggerEvent(RunEvent::Kind::kMessage, f, ds, index);
         m.count = step->ignored_changes;
-        m.trigger = index;
         m.message = std::to_string(step->ignored_changes) +
                     " change rows ignored so far (a NULL key or sequence value)";
         ctx_.Emit(m);
       }
       if (step->late_rows > 0) {
-        RunEvent late;
-        late.kind = RunEvent::Kind::kLateRows;
-        late.flow = f.flow->name;
-        late.dataset = ds.dataset->name;
+        RunEvent late = TriggerEvent(RunEvent::Kind::kLateRows, f, ds, index);
         late.count = step->late_rows;
         late.message = "already emitted window rows changed after late input (kept in Recompute "
                        "mode; Append does not emit a window twice — use Update or Complete to "

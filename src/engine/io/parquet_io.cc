@@ -40,4 +40,20 @@ arrow::Result<std::shared_ptr<arrow::Table>> ReadParquetFile(const std::string& 
   return read;
 }
 
+arrow::Result<std::shared_ptr<arrow::Schema>> ReadParquetSchema(const std::string& path) {
+  auto read = [&]() -> arrow::Result<std::shared_ptr<arrow::Schema>> {
+    ARROW_ASSIGN_OR_RAISE(auto input, arrow::io::ReadableFile::Open(path));
+    ARROW_ASSIGN_OR_RAISE(auto reader,
+                          parquet::arrow::OpenFile(input, arrow::default_memory_pool()));
+    std::shared_ptr<arrow::Schema> schema;
+    ARROW_RETURN_NOT_OK(reader->GetSchema(&schema));
+    return schema;
+  }();
+  if (!read.ok()) {
+    return read.status().WithMessage("reading the schema of Parquet file '", path,
+                                     "': ", read.status().message());
+  }
+  return read;
+}
+
 }  // namespace thund::engine

@@ -29,4 +29,7 @@ arrow::Status WriteParquetFile(const arrow::Table& table, const std::string& pat
 // Reads the whole local file `path` into memory. Errors name the path.
 arrow::Result<std::shared_ptr<arrow::Table>> ReadParquetFile(const std::string& path);
 
+// The Arrow schema of the local file `path` (its footer only). Errors name the path.
+arrow::Result<std::shared_ptr<arrow::Schema>> ReadParquetSchema(const std::string& path);
+
 }  // namespace thund::engine

@@ -1,0 +1,57 @@
+#include "backend/native/copy_flow.h"
+
+#include <chrono>
+
+#include <arrow/scalar.h>
+
+#include "engine/duckdb/sql_quote.h"
+#include "engine/io/parquet_io.h"
+
+namespace thund::native {
+namespace {
+
+using engine::ReadParquetSchema;
+
+}  // namespace
+
+bool CanCopyFlow(const RunContext& ctx, const Flow& flow, const Dataset& target,
+                 size_t flows_into_target) {
+  const auto& fs = ctx.options->filesystem;
+  return !flow.sql.empty() && !flow.source && flows_into_target == 1 &&
+         target.expectations.empty() && !target.schema.declared() &&
+         !target.keyed_write.enabled() && (!fs || fs->type_name() == "local");
+}
+
+arrow::Result<FlowResult> CopyFlow(RunContext& ctx, const Flow& flow, const Dataset& target,
+                                   const std::string& dir, const std::string& file) {
+  const auto start = std::chrono::steady_clock::now();
+  RunEvent started;
+  started.kind = RunEvent::Kind::kFlowStarted;
+  started.flow = flow.name;
+  started.dataset = target.name;
+  ctx.Emit(started);
+
+  ARROW_ASSIGN_OR_RAISE(std::string query, TranslateFlowSql(flow));
+  ARROW_RETURN_NOT_OK(FlowInputFiles(ctx, flow).status());
+  auto copied = ctx.session->Query("COPY (" + query + "\n) TO " +
+                                   engine::QuoteString(dir + "/" + file) +
+                                   " (FORMAT parquet, COMPRESSION snappy)");
+  if (!copied.ok()) return FlowError(flow, copied.status());
+  FlowResult result;
+  // The schema of the rows, from the written file's footer.
+  auto schema = ReadParquetSchema(dir + "/" + file);
+  if (!schema.ok()) return FlowError(flow, schema.status());
+  result.schema = *schema;
+  if ((*copied)->num_rows() == 1 && (*copied)->num_columns() >= 1) {
+    ARROW_ASSIGN_OR_RAISE(auto count, (*copied)->column(0)->GetScalar(0));
+    ARROW_ASSIGN_OR_RAISE(count, count->CastTo(arrow::int64()));
+    result.rows_out = std::static_pointer_cast<arrow::Int64Scalar>(count)->value;
+  }
+  result.rows_in = result.rows_out;
+  result.elapsed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::steady_clock::now() - start)
+                          .count();
+  return result;
+}
+
+}  // namespace thund::native
