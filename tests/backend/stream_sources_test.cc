@@ -333,10 +333,13 @@ TEST_F(StreamSourcesTest, CheckRefusesWhatTheEngineCannotStreamWithAReason) {
       "topic => 'x');\n"
       "CREATE STREAMING TABLE u WITH (output_mode = 'update') AS SELECT key % 3, count(*) AS n "
       "FROM STREAM(g) GROUP BY key % 3;\n");
-  // A flow into a sink with streaming knobs (a flow reading STREAM(g) without
+  // An update stream into a file sink (a flow reading STREAM(g) without
   // knobs is a batch flow over g's committed rows).
   for (auto& f : p.flows) {
-    if (f.name == "to_sink") f.streaming = StreamingSpec{};
+    if (f.name == "to_sink") {
+      f.streaming = StreamingSpec{};
+      f.streaming->output_mode = OutputMode::kUpdate;
+    }
   }
   auto diags = backend->Check(p);
   std::map<std::string, std::string> by_flow;
@@ -344,10 +347,72 @@ TEST_F(StreamSourcesTest, CheckRefusesWhatTheEngineCannotStreamWithAReason) {
     if (d.severity == Severity::kError) by_flow[d.flow] += d.message + " | " + d.hint;
   }
   EXPECT_NE(by_flow["direct"].find("streaming table"), std::string::npos) << by_flow["direct"];
-  EXPECT_NE(by_flow["to_sink"].find("sink"), std::string::npos) << by_flow["to_sink"];
+  EXPECT_NE(by_flow["to_sink"].find("file sink"), std::string::npos) << by_flow["to_sink"];
   EXPECT_NE(by_flow["k"].find("source:kafka"), std::string::npos) << by_flow["k"];
   EXPECT_NE(by_flow["u"].find("alias"), std::string::npos) << by_flow["u"];
   EXPECT_EQ(by_flow.count("g"), 0u);
+}
+
+}  // namespace
+}  // namespace thund::native::testing
+
+namespace thund::native::testing {
+namespace {
+
+// ---------------------------------------------------------------- sinks ----
+
+std::string SinkPipeline(const std::string& out, const std::string& format) {
+  return "CREATE STREAMING TABLE ev AS SELECT * FROM STREAM read_generator(kind => "
+         "'keyed_events', seed => 3, rows_per_batch => 150, total_rows => 1500, keys => '9');\n"
+         "CREATE SINK big USING " + format + " LOCATION '" + out + "';\n"
+         "CREATE FLOW to_big WITH (output_mode = 'append') AS INSERT INTO big BY NAME "
+         "SELECT key, value, seq FROM STREAM(ev) WHERE value >= 700;\n"
+         "CREATE SINK per_key USING csv LOCATION '" + out + "_totals';\n"
+         "CREATE FLOW to_per_key WITH (output_mode = 'complete') AS INSERT INTO per_key BY NAME "
+         "SELECT key, count(*) AS n FROM STREAM(ev) GROUP BY key;\n";
+}
+
+TEST_F(StreamSourcesTest, AppendSinkGetsEveryRowOnceEvenAfterAFault) {
+  const Pipeline p = ParsePipeline(SinkPipeline(Path("out"), "parquet"));
+  const std::string sink = "read_parquet(" + QuoteString(Path("out") + "/*.parquet") + ")";
+  auto local = std::make_shared<arrow::fs::LocalFileSystem>();
+  int64_t total = 0;
+  {
+    auto probe = std::make_shared<engine::FaultInjectingFileSystem>(local);
+    RunOptions o;
+    o.filesystem = probe;
+    RunSummary s = Run(p, o);
+    ASSERT_EQ(s.status, RunPhase::kCompleted) << s.ToString();
+    total = probe->operations();
+  }
+  // One file per trigger that had rows; the complete sink holds one file.
+  EXPECT_DATASET_MATCHES("ev", "SELECT * FROM " + Glob("ev"));
+  auto rows = Oracle("SELECT key, value, seq FROM " + sink);
+  auto expected = Oracle("SELECT key, value, seq FROM " + Glob("ev") + " WHERE value >= 700");
+  EXPECT_TRUE(TablesEqualUnordered(*expected, *rows, /*check_types=*/false));
+  auto totals = Oracle("SELECT * FROM read_csv(" + QuoteString(Path("out_totals") + "/*.csv") + ")");
+  auto totals_expected = Oracle("SELECT key, count(*) AS n FROM " + Glob("ev") + " GROUP BY key");
+  EXPECT_TRUE(TablesEqualUnordered(*totals_expected, *totals, /*check_types=*/false));
+  EXPECT_EQ(std::distance(fs::directory_iterator(Path("out_totals")), fs::directory_iterator()), 1);
+
+  std::mt19937 rng(8);
+  for (int i = 0; i < 8; ++i) {
+    const int64_t k = 1 + static_cast<int64_t>(rng() % total);
+    SCOPED_TRACE("fault at write " + std::to_string(k) + " of " + std::to_string(total));
+    fs::remove_all(root());
+    fs::remove_all(Path("out"));
+    fs::remove_all(Path("out_totals"));
+    auto faulty = std::make_shared<engine::FaultInjectingFileSystem>(local);
+    faulty->FailAfter(k);
+    RunOptions o;
+    o.filesystem = faulty;
+    (void)TryRun(p, o);
+    ASSERT_EQ(Run(p).status, RunPhase::kCompleted);
+    rows = Oracle("SELECT key, value, seq FROM " + sink);
+    EXPECT_TRUE(TablesEqualUnordered(*expected, *rows, /*check_types=*/false));
+    totals = Oracle("SELECT * FROM read_csv(" + QuoteString(Path("out_totals") + "/*.csv") + ")");
+    EXPECT_TRUE(TablesEqualUnordered(*totals_expected, *totals, /*check_types=*/false));
+  }
 }
 
 }  // namespace

@@ -83,11 +83,13 @@ Diagnostics NativeBackend::Check(const Pipeline& p) const {
              "make the flow batch (e.g. a files source instead of file_drop), or remove "
              "keyed_write");
     }
-    if (target && target->kind == DatasetKind::kSink) {
-      refuse("flow '" + f.name + "' streams into sink '" + f.target +
-                 "'; the native engine streams into streaming tables only",
-             "write to a streaming table (its versions are readable Parquet), or make the flow "
-             "batch");
+    const OutputMode mode = f.streaming ? f.streaming->output_mode : OutputMode::kAppend;
+    if (target && target->kind == DatasetKind::kSink &&
+        (f.cdc || mode == OutputMode::kUpdate)) {
+      refuse("flow '" + f.name + "' streams " + (f.cdc ? "AUTO CDC changes" : "an update stream") +
+                 " into file sink '" + f.target + "'; file sinks take append or complete output "
+                 "(as in Spark)",
+             "write to a streaming table, or use output mode append or complete");
     }
   }
   for (const auto& d : p.datasets) {

@@ -100,9 +100,13 @@ arrow::Result<std::shared_ptr<arrow::Table>> Append(const std::shared_ptr<arrow:
   return arrow::ConcatenateTables({a, b});
 }
 
-// Adds checked rows to an append-only flow.
-arrow::Status AddRows(FlowStream& f, const std::shared_ptr<arrow::Table>& rows, FlowStep* step) {
-  ARROW_ASSIGN_OR_RAISE(f.rows, Append(f.rows, rows));
+// Adds checked rows to an append-only flow (a sink keeps only what it has
+// not published yet).
+arrow::Status AddRows(FlowStream& f, const std::shared_ptr<arrow::Table>& rows, FlowStep* step,
+                      bool sink) {
+  if (!sink) {
+    ARROW_ASSIGN_OR_RAISE(f.rows, Append(f.rows, rows));
+  }
   ARROW_ASSIGN_OR_RAISE(f.added, Append(f.added, rows));
   step->rows_out = rows->num_rows();
   step->delta = rows;
@@ -192,8 +196,10 @@ arrow::Result<FlowShape> ShapeOf(const Pipeline& p, const Flow& flow) {
 
 arrow::Status PrimeAppendFlow(RunContext& ctx, DatasetStream& ds, FlowStream& f,
                               const std::map<std::string, DatasetStream*>& streams) {
-  (void)ds;
-  if (f.shape != FlowShape::kAppend || !f.rows) return arrow::Status::OK();
+  // Only a flow that has emitted before has a previous result (a sink keeps
+  // no rows: its published epochs tell).
+  const bool emitted = f.rows || !f.consumed.empty() || (ds.sink && ds.epoch > 0);
+  if (f.shape != FlowShape::kAppend || !emitted) return arrow::Status::OK();
   const Flow& flow = *f.flow;
   ARROW_ASSIGN_OR_RAISE(std::string sql, TranslateFlowSql(flow));
   // Bind each streaming input to the prefix the committed output covered.
@@ -235,7 +241,7 @@ arrow::Result<FlowStep> StepFlow(RunContext& ctx, DatasetStream& ds, FlowStream&
     step.rows_in = source_rows->num_rows();
     ARROW_ASSIGN_OR_RAISE(Checked c, CheckRows(ctx, ds, flow, source_rows));
     finish_checked(c);
-    ARROW_RETURN_NOT_OK(AddRows(f, c.rows, &step));
+    ARROW_RETURN_NOT_OK(AddRows(f, c.rows, &step, ds.sink));
     return step;
   }
   if (f.shape == FlowShape::kOnce && f.once_done) return step;
@@ -250,7 +256,7 @@ arrow::Result<FlowStep> StepFlow(RunContext& ctx, DatasetStream& ds, FlowStream&
     case FlowShape::kOnce: {
       ARROW_ASSIGN_OR_RAISE(Checked c, CheckRows(ctx, ds, flow, now));
       finish_checked(c);
-      ARROW_RETURN_NOT_OK(AddRows(f, c.rows, &step));
+      ARROW_RETURN_NOT_OK(AddRows(f, c.rows, &step, ds.sink));
       f.once_done = true;
       break;
     }
@@ -276,7 +282,7 @@ arrow::Result<FlowStep> StepFlow(RunContext& ctx, DatasetStream& ds, FlowStream&
       }
       ARROW_ASSIGN_OR_RAISE(Checked c, CheckRows(ctx, ds, flow, delta));
       finish_checked(c);
-      ARROW_RETURN_NOT_OK(AddRows(f, c.rows, &step));
+      ARROW_RETURN_NOT_OK(AddRows(f, c.rows, &step, ds.sink));
       break;
     }
     case FlowShape::kAppendWindowed: {
@@ -313,7 +319,7 @@ arrow::Result<FlowStep> StepFlow(RunContext& ctx, DatasetStream& ds, FlowStream&
       f.watermark_us = *w_now;
       ARROW_ASSIGN_OR_RAISE(Checked c, CheckRows(ctx, ds, flow, delta));
       finish_checked(c);
-      ARROW_RETURN_NOT_OK(AddRows(f, c.rows, &step));
+      ARROW_RETURN_NOT_OK(AddRows(f, c.rows, &step, ds.sink));
       break;
     }
     case FlowShape::kUpdate: {

@@ -77,7 +77,7 @@ TriggerPolicy ChoosePolicy(const std::vector<DatasetStream>& streams, std::vecto
 }
 
 arrow::Status Bind(RunContext& ctx, const DatasetStream& ds) {
-  if (!ds.schema) return arrow::Status::OK();
+  if (!ds.schema || ds.sink) return arrow::Status::OK();  // sinks are never read
   ARROW_ASSIGN_OR_RAISE(auto content, ds.Content());
   arrow::TableBatchReader reader(*content);
   ARROW_ASSIGN_OR_RAISE(auto batches, reader.ToRecordBatches());
@@ -116,6 +116,7 @@ class StreamLoop {
     for (const Dataset* d : datasets) {
       DatasetStream ds;
       ds.dataset = d;
+      ds.sink = d->kind == DatasetKind::kSink;
       for (const auto& f : ctx.pipeline->flows) {
         if (f.target != d->name) continue;
         FlowStream fs;

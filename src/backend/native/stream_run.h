@@ -13,7 +13,8 @@
 // or every source is exhausted. RunOptions::max_triggers caps the count;
 // RunOptions::stop ends the run after the current trigger (it is committed).
 // When every source is bounded and exhausted, the last trigger closes every
-// window (watermark = end of input).
+// window (watermark = end of input). A file sink in the loop gets one
+// epoch-named file per trigger (stream_state.h).
 #pragma once
 
 #include <set>

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include <nlohmann/json.hpp>
@@ -10,6 +11,7 @@
 #include "backend/native/runner_util.h"
 #include "engine/batch/parquet_part_writer.h"
 #include "engine/batch/schema_conform.h"
+#include "engine/batch/sink_writer.h"
 #include "engine/fs/atomic_write.h"
 #include "engine/io/parquet_io.h"
 
@@ -101,10 +103,88 @@ int64_t DatasetStream::NumRows() const {
   return n;
 }
 
+std::string SinkStatePath(RunContext& ctx, const std::string& sink) {
+  return ctx.store->layout().MetaDir() + "/streams/" + sink + ".json";
+}
+
+arrow::Status LoadSinkState(RunContext& ctx, DatasetStream* ds) {
+  const std::string path = SinkStatePath(ctx, ds->dataset->name);
+  auto text = engine::ReadWholeFile(ctx.store->fs(), path);
+  if (!text.ok()) return arrow::Status::OK();  // never published
+  try {
+    Json state = Json::parse(*text);
+    ds->epoch = state.value("epoch", int64_t{0});
+    auto it = state.find("flows");
+    for (auto& f : ds->flows) {
+      if (it != state.end() && it->contains(f.flow->name)) {
+        ARROW_RETURN_NOT_OK(ApplyFlowState(it->at(f.flow->name), &f, path));
+      }
+    }
+  } catch (const std::exception& e) {
+    return arrow::Status::IOError(path, ": stream state is not valid JSON (", e.what(),
+                                  "); run with --full-refresh ", ds->dataset->name,
+                                  " to start the sink's stream again");
+  }
+  return arrow::Status::OK();
+}
+
+// Publishes this trigger's rows of a sink, then its state.
+arrow::Status CommitSink(RunContext& ctx, DatasetStream* ds) {
+  const Dataset& d = *ds->dataset;
+  ARROW_ASSIGN_OR_RAISE(auto target, engine::batch::ResolveSink(d, ctx.store->layout()));
+  std::vector<std::shared_ptr<arrow::Table>> parts;
+  bool complete = false;
+  for (auto& f : ds->flows) {
+    complete |= !AppendOnly(f.shape);
+    const auto& t = AppendOnly(f.shape) ? f.added : f.rows;
+    if (t) parts.push_back(t);
+  }
+  if (!parts.empty() && ds->schema) {
+    ARROW_ASSIGN_OR_RAISE(auto rows, arrow::ConcatenateTables(parts));
+    const int64_t epoch = ds->epoch + 1;
+    char tag[32];
+    std::snprintf(tag, sizeof(tag), "e%06lld", static_cast<long long>(epoch));
+    target.overwrite = complete;
+    if (target.format == "json") {
+      ARROW_RETURN_NOT_OK(ctx.session->RegisterArrow("__thund_sink_rows", rows));
+      auto json = ctx.session->Query("SELECT " + engine::batch::JsonSelectList() +
+                                     " FROM __thund_sink_rows AS \"__thund_q\"");
+      (void)ctx.session->Unregister("__thund_sink_rows");
+      ARROW_ASSIGN_OR_RAISE(rows, std::move(json));
+    }
+    if (rows->num_rows() > 0 || complete) {
+      ARROW_ASSIGN_OR_RAISE(auto writer, engine::batch::SinkWriter::Open(
+                                             ctx.store->shared_fs(), target, rows->schema(),
+                                             "stream-" + std::string(tag)));
+      arrow::TableBatchReader reader(*rows);
+      std::shared_ptr<arrow::RecordBatch> batch;
+      while (true) {
+        ARROW_RETURN_NOT_OK(reader.ReadNext(&batch));
+        if (!batch) break;
+        ARROW_RETURN_NOT_OK(writer->Write(batch));
+      }
+      ARROW_RETURN_NOT_OK(writer->Commit().status());
+      ds->epoch = epoch;
+      ds->rows += rows->num_rows();
+    }
+  }
+  Json state = Json::object();
+  state["epoch"] = ds->epoch;
+  state["flows"] = Json::object();
+  for (auto& f : ds->flows) state["flows"][f.flow->name] = FlowStateJson(f);
+  ARROW_RETURN_NOT_OK(ctx.store->fs().CreateDir(ctx.store->layout().MetaDir() + "/streams", true));
+  ARROW_RETURN_NOT_OK(
+      engine::WriteFileAtomically(ctx.store->fs(), SinkStatePath(ctx, d.name), state.dump(1)));
+  for (auto& f : ds->flows) f.added.reset();
+  ds->dirty = false;
+  return arrow::Status::OK();
+}
+
 arrow::Status LoadStream(RunContext& ctx, DatasetStream* ds, bool fresh) {
   const Dataset& d = *ds->dataset;
   if (d.schema.declared()) ds->schema = d.schema.arrow;
   if (fresh) return arrow::Status::OK();
+  if (ds->sink) return LoadSinkState(ctx, ds);
   ARROW_ASSIGN_OR_RAISE(auto current, ctx.store->Current(d.name));
   if (!current) return arrow::Status::OK();
   const auto& m = *current;
@@ -158,6 +238,12 @@ arrow::Status LoadStream(RunContext& ctx, DatasetStream* ds, bool fresh) {
 
 arrow::Status CommitStream(RunContext& ctx, DatasetStream* ds) {
   if (!ds->dirty) return arrow::Status::OK();
+  if (ds->sink) {
+    arrow::Status st = CommitSink(ctx, ds);
+    return st.ok() ? st
+                   : st.WithMessage("sink '", ds->dataset->name, "': ", st.message(),
+                                    " (the next run writes this trigger again)");
+  }
   const Dataset& d = *ds->dataset;
   ARROW_ASSIGN_OR_RAISE(auto pending, ctx.store->Begin(d.name));
   engine::batch::VersionManifest manifest;

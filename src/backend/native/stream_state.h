@@ -69,6 +69,13 @@ struct DatasetStream {
   std::string stamp;                  // of the committed version
   std::string version;                // "v-000007"
   int64_t rows = 0;                   // committed rows
+  // A file sink: each trigger's output is published as one file named by the
+  // trigger's epoch (append) or replaces the sink's files (complete); the flow
+  // state goes to {root}/_thund/streams/{sink}.json after the file. A crash in
+  // between makes the rerun write the same epoch again under the same name,
+  // replacing the file: nothing twice. Sink rows are not kept in memory.
+  bool sink = false;
+  int64_t epoch = 0;  // last published epoch
 
   // All flows' rows, concatenated in flow order (empty table if none yet).
   arrow::Result<std::shared_ptr<arrow::Table>> Content() const;
@@ -79,7 +86,8 @@ struct DatasetStream {
 // and the state in _stream.json. Sources are restored by the caller.
 arrow::Status LoadStream(RunContext& ctx, DatasetStream* ds, bool fresh);
 
-// Writes and commits a new version of `ds` (only when ds->dirty).
+// Writes and commits a new version of `ds` (only when ds->dirty); for a sink,
+// publishes the trigger's file and then its state.
 arrow::Status CommitStream(RunContext& ctx, DatasetStream* ds);
 
 }  // namespace thund::native
