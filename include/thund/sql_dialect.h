@@ -17,6 +17,10 @@ namespace thund {
 // Thread-safe.
 arrow::Result<std::string> SparkToDuckDb(std::string_view spark_sql);
 
+// True when the query reads a relation as a stream (FROM STREAM(x) /
+// FROM STREAM x / STREAM read_...(...)): SDP's mark of a streaming flow.
+bool ReadsStream(std::string_view spark_sql);
+
 // One entry of the table of Spark functions SparkToDuckDb rewrites (the
 // reference table in docs/sql.md is checked against it).
 struct SparkFunctionMapping {

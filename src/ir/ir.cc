@@ -1,5 +1,6 @@
 // Names, equality and print forms of the IR value types.
 #include "thund/ir.h"
+#include "thund/sql_dialect.h"
 
 #include <algorithm>
 #include <sstream>
@@ -333,6 +334,7 @@ std::string Pipeline::ToString() const {
 bool IsStreamingFlow(const Pipeline& p, const Flow& flow) {
   if (flow.streaming || flow.cdc) return true;
   if (flow.source && IsStreamingSource(*flow.source)) return true;
+  if (!flow.sql.empty() && ReadsStream(flow.sql)) return true;
   const Dataset* target = p.FindDataset(flow.target);
   return target && target->kind == DatasetKind::kStreamingTable;
 }

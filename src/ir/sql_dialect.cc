@@ -155,6 +155,17 @@ std::string SessionRelation(std::string_view relation, std::string_view alias,
 
 }  // namespace sql
 
+bool ReadsStream(std::string_view spark_sql) {
+  sql::LexResult lex = sql::Lex(spark_sql);
+  if (lex.error) return false;
+  sql::Structure st = sql::Analyze(lex.tokens);
+  const sql::PassInput in{spark_sql, lex.tokens, st};
+  for (size_t i = 0; i + 1 < lex.tokens.size(); ++i) {
+    if (sql::IsWord(lex.tokens[i], "stream") && sql::AtRelationStart(in, i)) return true;
+  }
+  return false;
+}
+
 arrow::Result<std::string> SparkToDuckDb(std::string_view spark_sql) {
   static constexpr sql::Pass kPasses[] = {
       sql::LexicalPass,     sql::StreamPass,   sql::WatermarkPass, sql::IntervalPass,

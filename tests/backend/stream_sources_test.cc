@@ -417,3 +417,33 @@ TEST_F(StreamSourcesTest, AppendSinkGetsEveryRowOnceEvenAfterAFault) {
 
 }  // namespace
 }  // namespace thund::native::testing
+
+namespace thund::native::testing {
+namespace {
+
+TEST_F(StreamSourcesTest, AFlowReadingStreamIsStreamingAndAppendsEachRowOnce) {
+  // No streaming option at all: reading STREAM(ev) makes the flow streaming
+  // (SDP's rule), so a second run appends only the new rows.
+  const Pipeline p = ParsePipeline(
+      "CREATE STREAMING TABLE ev AS SELECT * FROM STREAM read_generator(kind => 'keyed_events', "
+      "seed => 5, rows_per_batch => 200);\n"
+      "CREATE SINK big USING parquet LOCATION '" + Path("out") + "';\n"
+      "CREATE FLOW to_big AS INSERT INTO big BY NAME SELECT key, value, seq FROM STREAM(ev) "
+      "WHERE value >= 700;\n");
+  ASSERT_TRUE(IsStreamingFlow(p, *p.FindFlow("to_big")));
+  RunOptions o;
+  o.max_triggers = 2;
+  ASSERT_EQ(Run(p, o).status, RunPhase::kCompleted);
+  RunSummary s = Run(p, o);
+  ASSERT_EQ(s.status, RunPhase::kCompleted) << s.ToString();
+  auto ev = ReadDataset("ev");
+  ASSERT_TRUE(ev);
+  EXPECT_EQ(ev->num_rows(), 800);
+  auto rows = Oracle("SELECT key, value, seq FROM read_parquet(" +
+                     QuoteString(Path("out") + "/*.parquet") + ")");
+  auto expected = Oracle("SELECT key, value, seq FROM " + Glob("ev") + " WHERE value >= 700");
+  EXPECT_TRUE(TablesEqualUnordered(*expected, *rows, /*check_types=*/false));
+}
+
+}  // namespace
+}  // namespace thund::native::testing

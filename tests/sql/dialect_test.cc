@@ -518,5 +518,16 @@ TEST(SparkToDuckDb, IdempotentOnRandomFragmentSoup) {
   EXPECT_GT(translated, 1000);
 }
 
+TEST(ReadsStream, FindsStreamReadsOnlyWhereARelationStarts) {
+  EXPECT_TRUE(ReadsStream("SELECT * FROM STREAM(events)"));
+  EXPECT_TRUE(ReadsStream("SELECT * FROM STREAM events e WHERE e.v > 1"));
+  EXPECT_TRUE(ReadsStream("SELECT a.* FROM t JOIN STREAM(live.clicks) a USING (id)"));
+  EXPECT_TRUE(ReadsStream("SELECT * FROM STREAM read_files('in/', format => 'csv')"));
+  EXPECT_FALSE(ReadsStream("SELECT * FROM events"));
+  EXPECT_FALSE(ReadsStream("SELECT stream, count(*) FROM t GROUP BY stream"));
+  EXPECT_FALSE(ReadsStream("SELECT 'FROM STREAM(x)' AS s FROM t"));
+  EXPECT_FALSE(ReadsStream("SELECT * FROM t -- FROM STREAM(x)"));
+}
+
 }  // namespace
 }  // namespace thund
