@@ -1,4 +1,4 @@
-// thund run PATH: materialize a pipeline with the native batch engine.
+// thund run PATH: run a pipeline on the native engine (batch and streaming).
 #include <unistd.h>
 
 #include <atomic>
@@ -125,7 +125,9 @@ int RunRun(const RunCliOptions& o) {
 void RegisterRun(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<RunCliOptions>();
   auto* c = app.add_subcommand(
-      "run", "Run a pipeline: compute every dataset that is out of date, in dependency order.");
+      "run",
+      "Run a pipeline: batch datasets that are out of date, in dependency order; streaming "
+      "flows in micro-batches (Ctrl-C stops after the current trigger).");
   c->add_option("PATH", o->path, "pipeline file, .sql file or SDP project")->required();
   c->add_option("--storage", o->storage,
                 "storage root (default: the pipeline's storage, else .thund/<pipeline>)");

@@ -4,10 +4,15 @@
 #include <arrow/csv/writer.h>
 #include <arrow/io/interfaces.h>
 #include <arrow/ipc/writer.h>
+#include <fcntl.h>
 #include <parquet/arrow/writer.h>
 #include <parquet/properties.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 
 #include "engine/fs/atomic_write.h"
 #include "engine/keyed/memory_pool.h"
@@ -15,6 +20,53 @@
 
 namespace thund::engine::keyed {
 namespace {
+
+// Copies local file `from` to `path` through a temporary renamed into place
+// (like WriteFileAtomically) with copy_file_range(2): the kernel moves the
+// bytes page cache to page cache (or shares extents where the filesystem can),
+// with no user-space buffer. On failure nothing is left behind (NotImplemented
+// when the kernel or filesystem cannot copy this way).
+arrow::Status CopyLocalFileAtomically(const std::string& from, const std::string& path) {
+  auto io_error = [](const char* what, const std::string& file) {
+    return arrow::Status::IOError(what, " '", file, "': ", std::strerror(errno));
+  };
+  const int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) return io_error("cannot open", from);
+  struct stat st {};
+  if (::fstat(in, &st) != 0) {
+    ::close(in);
+    return io_error("cannot stat", from);
+  }
+  const std::string tmp = TemporaryPathFor(path);
+  const int out = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (out < 0) {
+    ::close(in);
+    return io_error("cannot create", tmp);
+  }
+  arrow::Status status;
+  off_t left = st.st_size;
+  while (left > 0) {
+    const ssize_t n = ::copy_file_range(in, nullptr, out, nullptr, static_cast<size_t>(left), 0);
+    if (n > 0) {
+      left -= n;
+      continue;
+    }
+    if (n == 0) {
+      status = arrow::Status::IOError("'", from, "' shrank while being copied");
+    } else if (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP) {
+      status = arrow::Status::NotImplemented("copy_file_range unavailable");
+    } else {
+      status = io_error("cannot copy", from);
+    }
+    break;
+  }
+  ::close(in);
+  if (::close(out) != 0 && status.ok()) status = io_error("cannot close", tmp);
+  if (status.ok() && ::rename(tmp.c_str(), path.c_str()) != 0)
+    status = io_error("cannot rename", tmp);
+  if (!status.ok()) ::unlink(tmp.c_str());
+  return status;
+}
 
 arrow::Status Encode(FileFormat format, const arrow::Schema& schema, int64_t row_group_rows,
                      const std::vector<std::shared_ptr<arrow::RecordBatch>>& batches,
@@ -146,6 +198,11 @@ arrow::Status OutputFileWriter::Submit(std::vector<std::shared_ptr<arrow::Record
 
 arrow::Status OutputFileWriter::EncodeAndCommit(const Job& job) {
   if (!job.copy_from.empty()) {
+    if (fs_->type_name() == "local") {
+      // On any failure (temporary removed) the streaming copy below retries
+      // and reports the error as Arrow words it.
+      if (CopyLocalFileAtomically(job.copy_from, job.path).ok()) return arrow::Status::OK();
+    }
     return WriteFileAtomically(*fs_, job.path, [&](arrow::io::OutputStream* out) -> arrow::Status {
       ARROW_ASSIGN_OR_RAISE(auto in, fs_->OpenInputStream(job.copy_from));
       while (true) {

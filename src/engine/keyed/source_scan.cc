@@ -3,6 +3,8 @@
 #include <arrow/array/builder_binary.h>
 #include <arrow/compute/cast.h>
 
+#include <algorithm>
+
 #include "engine/keyed/key_encoder.h"
 #include "engine/keyed/key_spec.h"
 #include "engine/keyed/memory_pool.h"
@@ -68,7 +70,7 @@ arrow::Result<bool> ScanFilteredUnit(DataFileReader& reader, const Source& sourc
   int64_t kept = 0;
   EncodedKeys encoded;
   arrow::Status st = reader.ScanStringColumn(
-      u.unit, key_column, batch_size,
+      u.unit, key_column, std::min(batch_size, kKeyScanRows),
       [&](const std::string_view* values, const uint8_t* is_null, int64_t n) {
         ARROW_RETURN_NOT_OK(EncodeViews(filter.filter->spec(), values, is_null, n, &encoded));
         const size_t at = keep.size();

@@ -1,5 +1,6 @@
 #include "engine/keyed/target_keys.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 
@@ -71,7 +72,7 @@ arrow::Result<TargetKeys> LoadTargetKeys(const std::shared_ptr<arrow::fs::FileSy
       if (IsSingleVariableKey(spec)) {
         // Zero-copy: hash and insert straight from the Parquet pages.
         arrow::Status st = reader.ScanStringColumn(
-            u, key_indices[i][0], options.EffectiveBatchSize(),
+            u, key_indices[i][0], std::min(options.EffectiveBatchSize(), kKeyScanRows),
             [&](const std::string_view* values, const uint8_t* is_null, int64_t n) {
               ARROW_RETURN_NOT_OK(EncodeViews(spec, values, is_null, n, &keys));
               out.set->Insert(keys);
