@@ -69,7 +69,6 @@ void EmitSkipped(RunContext& ctx, const DatasetTask& task, const std::string& wh
 
 DatasetOutcome MaterializeStored(RunContext& ctx, const DatasetTask& task) {
   const Dataset& d = *task.dataset;
-  if (d.keyed_write.enabled()) return MaterializeKeyedStored(ctx, task);
   auto previous = ctx.store->Current(d.name);
   if (!previous.ok()) return Fail(ctx, task, nullptr, previous.status());
   auto fp = ComputeFingerprint(ctx, d, task.flows);
@@ -84,6 +83,7 @@ DatasetOutcome MaterializeStored(RunContext& ctx, const DatasetTask& task) {
     o.version = engine::batch::VersionName((*previous)->version);
     return o;
   }
+  if (d.keyed_write.enabled()) return MaterializeKeyedStored(ctx, task, *previous, *fp, decision);
   if (d.materialization == Materialization::kIncremental) {
     RunEvent e;
     e.kind = RunEvent::Kind::kFallback;

@@ -27,41 +27,31 @@ arrow::Result<int64_t> KeyedRowsPerFile(const Dataset& d) {
                                 text, "' must be a positive integer (rows per output file)");
 }
 
-DatasetOutcome WriteKeyedSink(RunContext& ctx, const DatasetTask& task) {
+DatasetOutcome WriteKeyedSink(RunContext& ctx, const DatasetTask& task,
+                              const std::optional<VersionManifest>& previous,
+                              const engine::batch::Fingerprint& fp, const Decision& decision,
+                              const engine::batch::SinkTarget& target,
+                              const std::string& state_path) {
   const Dataset& d = *task.dataset;
-  const std::string state_path = ctx.store->layout().SinkStatePath(d.name);
-  std::optional<VersionManifest> previous;
-  if (auto text = engine::ReadWholeFile(ctx.store->fs(), state_path); text.ok()) {
-    if (auto m = VersionManifest::Parse(*text, state_path); m.ok()) previous = std::move(*m);
-  }
-  auto fp = ComputeFingerprint(ctx, d, task.flows);
-  if (!fp.ok()) return Fail(ctx, task, nullptr, fp.status());
-  Decision decision = Decide(previous, *fp, task.full_refresh);
-  if (!decision.compute) {
-    EmitSkipped(ctx, task, decision.reason);
-    return Outcome(d, "up_to_date", decision.reason);
-  }
-  auto target = engine::batch::ResolveSink(d, ctx.store->layout());
-  if (!target.ok()) return Fail(ctx, task, nullptr, target.status());
-  if (target->single_file || target->overwrite) {
+  if (target.single_file || target.overwrite) {
     return Fail(ctx, task, nullptr,
                 arrow::Status::Invalid("sink '", d.name, "': keyed_write needs an append sink ",
-                                       "whose location is a directory (got '", target->path,
-                                       target->overwrite ? "', mode overwrite)" : "')"));
+                                       "whose location is a directory (got '", target.path,
+                                       target.overwrite ? "', mode overwrite)" : "')"));
   }
-  if (target->format == "csv" && (!target->header || target->delimiter != ',')) {
+  if (target.format == "csv" && (!target.header || target.delimiter != ',')) {
     return Fail(ctx, task, nullptr,
                 arrow::Status::Invalid("sink '", d.name, "': keyed_write writes CSV with a header ",
                                        "and ',' delimiters (its keys are read back from them); ",
                                        "remove the header/delimiter options"));
   }
-  auto format = engine::keyed::ParseFileFormat(target->format);
+  auto format = engine::keyed::ParseFileFormat(target.format);
   if (!format.ok()) return Fail(ctx, task, nullptr, format.status());
   auto rows_per_file = KeyedRowsPerFile(d);
   if (!rows_per_file.ok()) return Fail(ctx, task, nullptr, rows_per_file.status());
   auto expectations = engine::batch::CompileExpectations(d);
   if (!expectations.ok()) return Fail(ctx, task, nullptr, expectations.status());
-  auto write = KeyedDatasetWrite::Make(ctx, d, {target->path}, target->path, *format,
+  auto write = KeyedDatasetWrite::Make(ctx, d, {target.path}, target.path, *format,
                                        *rows_per_file);
   if (!write.ok()) return Fail(ctx, task, nullptr, write.status());
   KeyedDatasetWrite& w = **write;
@@ -96,7 +86,7 @@ DatasetOutcome WriteKeyedSink(RunContext& ctx, const DatasetTask& task) {
     state.files.push_back({"", file.path, file.rows});
     state.rows += file.rows;
   }
-  state.fingerprint = *fp;
+  state.fingerprint = fp;
   if (w.schema()) state.schema = engine::batch::DescribeSchema(*w.schema());
   arrow::Status st = ctx.store->fs().CreateDir(ctx.store->layout().MetaDir() + "/sinks", true);
   if (st.ok()) st = engine::WriteFileAtomically(ctx.store->fs(), state_path, state.ToJson());
@@ -106,7 +96,7 @@ DatasetOutcome WriteKeyedSink(RunContext& ctx, const DatasetTask& task) {
                         "skips their rows): " + st.message());
   }
   const std::string message = "wrote " + std::to_string(state.files.size()) + " files to " +
-                              target->path;
+                              target.path;
   for (const auto& [flow, result] : done) EmitFinished(ctx, *flow, d, result, message);
   w.FillOutcome(&outcome);
   outcome.reason += "; " + message;

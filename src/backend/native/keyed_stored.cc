@@ -10,7 +10,6 @@
 // files it adopted; staging files found already listed in the current version
 // (a crash between the commit and that cleanup) are deleted on the next run.
 #include <algorithm>
-#include <filesystem>
 #include <map>
 #include <optional>
 
@@ -21,6 +20,7 @@
 #include "engine/batch/bad_rows.h"
 #include "engine/batch/parquet_part_writer.h"
 #include "engine/batch/schema_conform.h"
+#include "engine/fs/link_or_copy.h"
 #include "engine/keyed/data_file_reader.h"
 #include "engine/keyed/file_format.h"
 
@@ -34,15 +34,6 @@ namespace {
 std::string BaseName(const std::string& path) {
   auto slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-// Hard link (cheap, same filesystem) or, failing that, a copy through `fs`.
-arrow::Status LinkOrCopy(arrow::fs::FileSystem& fs, const std::string& from,
-                         const std::string& to) {
-  std::error_code ec;
-  std::filesystem::create_hard_link(from, to, ec);
-  if (!ec) return arrow::Status::OK();
-  return fs.CopyFile(from, to);
 }
 
 // Data files (Parquet, not ignored names) directly in `dir`; missing = none.
@@ -78,25 +69,15 @@ arrow::Status TidyStaging(arrow::fs::FileSystem& fs, const std::string& staging,
 
 }  // namespace
 
-DatasetOutcome MaterializeKeyedStored(RunContext& ctx, const DatasetTask& task) {
+DatasetOutcome MaterializeKeyedStored(RunContext& ctx, const DatasetTask& task,
+                                     const std::optional<VersionManifest>& previous,
+                                     const engine::batch::Fingerprint& fp,
+                                     const Decision& decision) {
   const Dataset& d = *task.dataset;
-  auto previous = ctx.store->Current(d.name);
-  if (!previous.ok()) return Fail(ctx, task, nullptr, previous.status());
-  auto fp = ComputeFingerprint(ctx, d, task.flows);
-  if (!fp.ok()) return Fail(ctx, task, nullptr, fp.status());
-  Decision decision = Decide(*previous, *fp, task.full_refresh);
   auto& state = ctx.states[d.name];
-  if (!decision.compute) {
-    EmitSkipped(ctx, task, decision.reason);
-    state.available = true;
-    state.stamp = (*previous)->Stamp();
-    DatasetOutcome o = Outcome(d, "up_to_date", decision.reason);
-    o.version = engine::batch::VersionName((*previous)->version);
-    return o;
-  }
   const auto& layout = ctx.store->layout();
   const std::string staging = layout.DatasetDir(d.name) + "/_keyed_staging";
-  const VersionManifest* current = *previous ? &**previous : nullptr;
+  const VersionManifest* current = previous ? &*previous : nullptr;
   // Kept rows: the current version's, unless a full refresh rewrites the dataset.
   const VersionManifest* kept = task.full_refresh ? nullptr : current;
   if (auto st = TidyStaging(ctx.store->fs(), staging, current, task.full_refresh); !st.ok()) {
@@ -159,7 +140,7 @@ DatasetOutcome MaterializeKeyedStored(RunContext& ctx, const DatasetTask& task) 
     if (kept) {
       for (const auto& part : kept->files) {
         ARROW_RETURN_NOT_OK(
-            LinkOrCopy(ctx.store->fs(), layout.VersionDir(d.name, kept->version) + "/" + part.file,
+            engine::LinkOrCopy(ctx.store->fs(), layout.VersionDir(d.name, kept->version) + "/" + part.file,
                        pending->dir + "/" + part.file));
         manifest.files.push_back(part);
         manifest.rows += part.rows;
@@ -177,7 +158,7 @@ DatasetOutcome MaterializeKeyedStored(RunContext& ctx, const DatasetTask& task) 
                              {path, engine::keyed::FileFormat::kParquet, info.size()}));
         rows = reader->num_rows();
       }
-      ARROW_RETURN_NOT_OK(LinkOrCopy(ctx.store->fs(), path, pending->dir + "/" + BaseName(path)));
+      ARROW_RETURN_NOT_OK(engine::LinkOrCopy(ctx.store->fs(), path, pending->dir + "/" + BaseName(path)));
       manifest.files.push_back(PartFile{"", BaseName(path), rows});
       manifest.rows += rows;
     }
@@ -194,7 +175,7 @@ DatasetOutcome MaterializeKeyedStored(RunContext& ctx, const DatasetTask& task) 
     }
     manifest.schema = schema ? engine::batch::DescribeSchema(*schema) : kept->schema;
     manifest.run_id = ctx.run_id;
-    manifest.fingerprint = *fp;
+    manifest.fingerprint = fp;
     return ctx.store->Commit(*pending, manifest, &ctx.notes);
   };
   if (arrow::Status st = assemble(); !st.ok()) {

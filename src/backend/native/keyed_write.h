@@ -29,6 +29,8 @@
 #include <vector>
 
 #include "backend/native/flow_runner.h"
+#include "backend/native/reconcile.h"
+#include "engine/batch/sink_writer.h"
 #include "backend/native/run_context.h"
 #include "engine/keyed/keyed_write_filter.h"
 #include "engine/keyed/output_file_writer.h"
@@ -105,11 +107,20 @@ class KeyedDatasetWrite {
 };
 
 // The two runners (keyed_sink.cc, keyed_stored.cc), called by WriteSink and
-// MaterializeStored when the dataset has keyed_write keys.
+// MaterializeStored when the dataset has keyed_write keys, after the shared
+// reconciliation decided the dataset must be computed (`previous`: its last
+// committed version or sink record; `fp`: its fingerprint now).
 struct DatasetTask;
 // Rows per output file: the storage option rows_per_file, default 1,048,576.
 arrow::Result<int64_t> KeyedRowsPerFile(const Dataset& d);
-DatasetOutcome WriteKeyedSink(RunContext& ctx, const DatasetTask& task);
-DatasetOutcome MaterializeKeyedStored(RunContext& ctx, const DatasetTask& task);
+DatasetOutcome WriteKeyedSink(RunContext& ctx, const DatasetTask& task,
+                              const std::optional<engine::batch::VersionManifest>& previous,
+                              const engine::batch::Fingerprint& fp, const Decision& decision,
+                              const engine::batch::SinkTarget& target,
+                              const std::string& state_path);
+DatasetOutcome MaterializeKeyedStored(RunContext& ctx, const DatasetTask& task,
+                                      const std::optional<engine::batch::VersionManifest>& previous,
+                                      const engine::batch::Fingerprint& fp,
+                                      const Decision& decision);
 
 }  // namespace thund::native

@@ -16,7 +16,6 @@ using engine::batch::VersionManifest;
 
 DatasetOutcome WriteSink(RunContext& ctx, const DatasetTask& task) {
   const Dataset& d = *task.dataset;
-  if (d.keyed_write.enabled()) return WriteKeyedSink(ctx, task);
   const std::string state_path = ctx.store->layout().SinkStatePath(d.name);
   std::optional<VersionManifest> previous;
   if (auto text = engine::ReadWholeFile(ctx.store->fs(), state_path); text.ok()) {
@@ -31,6 +30,9 @@ DatasetOutcome WriteSink(RunContext& ctx, const DatasetTask& task) {
   }
   auto target = engine::batch::ResolveSink(d, ctx.store->layout());
   if (!target.ok()) return Fail(ctx, task, nullptr, target.status());
+  if (d.keyed_write.enabled()) {
+    return WriteKeyedSink(ctx, task, previous, *fp, decision, *target, state_path);
+  }
   auto expectations = engine::batch::CompileExpectations(d);
   if (!expectations.ok()) return Fail(ctx, task, nullptr, expectations.status());
   const bool json = target->format == "json";

@@ -180,7 +180,7 @@ arrow::Status StreamLoop::Setup() {
       }
       ARROW_ASSIGN_OR_RAISE(f.source, engine::stream::MakeStreamSource(*f.flow->source, sc));
       // In-memory batches are handed in per run: a rerun takes all it is given.
-      const bool per_run = std::holds_alternative<MemorySource>(*f.flow->source);
+      const bool per_run = f.source->PerRun();
       if (!f.position.empty() && !per_run) ARROW_RETURN_NOT_OK(f.source->Restore(f.position));
       if (per_run) f.position.clear();
       if (!ds.schema && f.source->schema()) ds.schema = f.source->schema();
@@ -253,7 +253,7 @@ arrow::Status StreamLoop::RunTrigger(int64_t index, bool* took_input, bool* fini
       }
       if (!ds.schema && f.source->schema()) ds.schema = f.source->schema();
       if (!f.source->Exhausted()) all_exhausted = false;
-      if (std::holds_alternative<MemorySource>(*f.flow->source)) per_run_input = true;
+      if (f.source->PerRun()) per_run_input = true;
     }
   }
   TriggerContext trigger;

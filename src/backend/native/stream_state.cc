@@ -1,10 +1,6 @@
 #include "backend/native/stream_state.h"
 
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +9,7 @@
 #include "engine/batch/schema_conform.h"
 #include "engine/batch/sink_writer.h"
 #include "engine/fs/atomic_write.h"
+#include "engine/fs/link_or_copy.h"
 #include "engine/io/parquet_io.h"
 
 namespace thund::native {
@@ -25,18 +22,6 @@ constexpr const char* kStateFile = "_stream.json";
 
 std::string StatePath(RunContext& ctx, const std::string& dataset, int64_t version) {
   return ctx.store->layout().VersionDir(dataset, version) + "/" + kStateFile;
-}
-
-// A committed part carried into the next version: a hard link on a local
-// filesystem (no bytes copied), a copy elsewhere.
-arrow::Status CarryPart(arrow::fs::FileSystem& fs, const std::string& from, const std::string& to) {
-  if (fs.type_name() == "local") {
-    if (::link(from.c_str(), to.c_str()) == 0) return arrow::Status::OK();
-    if (errno != EXDEV && errno != EPERM && errno != ENOTSUP) {
-      return arrow::Status::IOError("cannot link ", from, " to ", to, ": ", std::strerror(errno));
-    }
-  }
-  return fs.CopyFile(from, to);
 }
 
 Json FlowStateJson(const FlowStream& f) {
@@ -259,7 +244,7 @@ arrow::Status CommitStream(RunContext& ctx, DatasetStream* ds) {
         const std::string from_dir = ctx.store->layout().VersionDir(d.name, f.committed_version);
         for (const PartFile& part : f.committed_parts) {
           ARROW_RETURN_NOT_OK(
-              CarryPart(ctx.store->fs(), from_dir + "/" + part.file, pending.dir + "/" + part.file));
+              engine::LinkOrCopy(ctx.store->fs(), from_dir + "/" + part.file, pending.dir + "/" + part.file));
           parts.push_back(part);
         }
         to_write = f.added;

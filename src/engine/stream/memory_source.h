@@ -31,6 +31,7 @@ class MemoryStreamSource final : public StreamSource {
   std::shared_ptr<arrow::Schema> schema() const override { return schema_; }
   arrow::Result<std::optional<SourceBatch>> Next(const TriggerLimit& limit) override;
   bool Exhausted() const override { return next_ >= batches_.size(); }
+  bool PerRun() const override { return true; }
   std::string Position() const override;
   arrow::Status Restore(const std::string& position) override;
 

@@ -66,6 +66,11 @@ class StreamSource {
 
   virtual bool Exhausted() const = 0;
 
+  // True when the input is handed in per run (in-memory batches): a rerun is
+  // not restored to an earlier run's position, and running out of it is not
+  // the end of the stream (windows stay open).
+  virtual bool PerRun() const { return false; }
+
   // The position as text (JSON) that Restore() accepts; "" at the start.
   virtual std::string Position() const = 0;
   // Continue after `position` (from Position() of an earlier run). Invalid,
