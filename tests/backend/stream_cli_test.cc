@@ -4,8 +4,6 @@
 // cleanly after a committed trigger.
 #include <gtest/gtest.h>
 
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/wait.h>
 
 #include <csignal>
@@ -62,18 +60,8 @@ TEST_F(StreamCliTest, CtrlCStopsAProcessingTimeRunAfterACommittedTrigger) {
                          "STREAM read_generator(kind => 'keyed_events', rows_per_batch => 10);\n";
   const std::string out = dir_.File("out.txt");
   // Our own child (not a shell's), so that waitpid sees its exit status.
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  const std::string binary = THUND_BINARY, store = Store();
-  std::vector<std::string> args = {binary, "run", file, "--storage", store};
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  ASSERT_EQ(::posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv.data(), environ), 0);
-  posix_spawn_file_actions_destroy(&actions);
+  const pid_t pid = Spawn({THUND_BINARY, "run", file, "--storage", Store()}, out);
+  ASSERT_GT(pid, 0);
   // Wait until a few triggers ran, then press Ctrl-C.
   for (int i = 0; i < 600; ++i) {
     std::ifstream in(out);

@@ -16,8 +16,7 @@
 
 #include "engine/keyed/file_format.h"
 #include "keyed/keyed_test_util.h"
-
-extern char** environ;
+#include "testing/run_command.h"
 
 namespace thund::engine::keyed {
 namespace {
@@ -26,20 +25,7 @@ using testing::Oracle;
 using testing::ReadTarget;
 using testing::ScratchDir;
 
-pid_t Spawn(const std::vector<std::string>& args, const std::string& log) {
-  std::vector<char*> argv;
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  pid_t pid = -1;
-  int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  EXPECT_EQ(rc, 0) << "posix_spawn failed";
-  return rc == 0 ? pid : -1;
-}
+using ::thund::testing::Spawn;
 
 // Committed data files (not temporaries) in `dir`.
 int CountCommitted(const std::string& dir) {

@@ -2,6 +2,8 @@
 // For CLI tests only (the binaries under test are real processes).
 #pragma once
 
+#include <fcntl.h>
+#include <spawn.h>
 #include <sys/wait.h>
 
 #include <array>
@@ -10,6 +12,11 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+
+#include <gtest/gtest.h>
+#include <vector>
+
+extern char** environ;
 
 namespace thund::testing {
 
@@ -40,6 +47,24 @@ inline CommandResult RunCommand(const std::string& cmd) {
   r.err = ReadAll(dir / "err");
   std::filesystem::remove_all(dir);
   return r;
+}
+
+// Starts `args` (args[0]: the program's path) as a child of this process,
+// stdout and stderr appended to `log`; returns its pid, or -1 (a test
+// failure) when it cannot start. For tests that signal or kill the child.
+inline pid_t Spawn(const std::vector<std::string>& args, const std::string& log) {
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  pid_t pid = -1;
+  int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  EXPECT_EQ(rc, 0) << "posix_spawn " << args[0] << " failed";
+  return rc == 0 ? pid : -1;
 }
 
 inline std::string ShellQuote(const std::string& s) {

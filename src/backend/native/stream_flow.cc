@@ -50,14 +50,12 @@ arrow::Result<std::shared_ptr<arrow::Table>> Query(RunContext& ctx, const Flow& 
   return t;
 }
 
-// The flow's expectations and the dataset's schema applied to `rows`.
-struct Checked {
-  std::shared_ptr<arrow::Table> rows;
-  std::vector<int64_t> violations;
-};
-
-arrow::Result<Checked> CheckRows(RunContext& ctx, DatasetStream& ds, const Flow& flow,
-                                 const std::shared_ptr<arrow::Table>& rows) {
+// The flow's expectations and the dataset's schema applied to `rows`; the
+// violation counts go to `step`.
+arrow::Result<std::shared_ptr<arrow::Table>> CheckRows(RunContext& ctx, DatasetStream& ds,
+                                                       const Flow& flow,
+                                                       const std::shared_ptr<arrow::Table>& rows,
+                                                       FlowStep* step) {
   const Dataset& d = *ds.dataset;
   ARROW_ASSIGN_OR_RAISE(auto expectations, engine::batch::CompileExpectations(d));
   Registered input(ctx, kCheck);
@@ -87,10 +85,15 @@ arrow::Result<Checked> CheckRows(RunContext& ctx, DatasetStream& ds, const Flow&
     if ((*conformed)->num_rows() > 0) kept.push_back(*conformed);
   }
   if (!ds.schema) ds.schema = conformer->target();
-  Checked out;
-  ARROW_ASSIGN_OR_RAISE(out.rows, arrow::Table::FromRecordBatches(conformer->target(), kept));
-  out.violations = evaluator.violations();
-  return out;
+  step->violations = evaluator.violations();
+  return arrow::Table::FromRecordBatches(conformer->target(), kept);
+}
+
+// A rewriting flow (Complete, Update state, CDC) now holds `rows`.
+void ReplaceRows(FlowStream& f, const std::shared_ptr<arrow::Table>& rows, FlowStep* step) {
+  f.rows = rows;
+  step->delta = rows;
+  step->rows_out = rows->num_rows();
 }
 
 arrow::Result<std::shared_ptr<arrow::Table>> Append(const std::shared_ptr<arrow::Table>& a,
@@ -234,14 +237,12 @@ arrow::Result<FlowStep> StepFlow(RunContext& ctx, DatasetStream& ds, FlowStream&
                                  const std::map<std::string, DatasetStream*>& streams) {
   const Flow& flow = *f.flow;
   FlowStep step;
-  auto finish_checked = [&](const Checked& c) { step.violations = c.violations; };
 
   if (f.shape == FlowShape::kSource) {
     if (!source_rows || source_rows->num_rows() == 0) return step;
     step.rows_in = source_rows->num_rows();
-    ARROW_ASSIGN_OR_RAISE(Checked c, CheckRows(ctx, ds, flow, source_rows));
-    finish_checked(c);
-    ARROW_RETURN_NOT_OK(AddRows(f, c.rows, &step, ds.sink));
+    ARROW_ASSIGN_OR_RAISE(auto checked, CheckRows(ctx, ds, flow, source_rows, &step));
+    ARROW_RETURN_NOT_OK(AddRows(f, checked, &step, ds.sink));
     return step;
   }
   if (f.shape == FlowShape::kOnce && f.once_done) return step;
@@ -254,18 +255,14 @@ arrow::Result<FlowStep> StepFlow(RunContext& ctx, DatasetStream& ds, FlowStream&
     case FlowShape::kSource:
       break;
     case FlowShape::kOnce: {
-      ARROW_ASSIGN_OR_RAISE(Checked c, CheckRows(ctx, ds, flow, now));
-      finish_checked(c);
-      ARROW_RETURN_NOT_OK(AddRows(f, c.rows, &step, ds.sink));
+      ARROW_ASSIGN_OR_RAISE(auto checked, CheckRows(ctx, ds, flow, now, &step));
+      ARROW_RETURN_NOT_OK(AddRows(f, checked, &step, ds.sink));
       f.once_done = true;
       break;
     }
     case FlowShape::kComplete: {
-      ARROW_ASSIGN_OR_RAISE(Checked c, CheckRows(ctx, ds, flow, now));
-      finish_checked(c);
-      f.rows = c.rows;
-      step.delta = c.rows;
-      step.rows_out = c.rows->num_rows();
+      ARROW_ASSIGN_OR_RAISE(auto checked, CheckRows(ctx, ds, flow, now, &step));
+      ReplaceRows(f, checked, &step);
       break;
     }
     case FlowShape::kAppend: {
@@ -280,9 +277,8 @@ arrow::Result<FlowStep> StepFlow(RunContext& ctx, DatasetStream& ds, FlowStream&
         auto it = streams.find(in);
         if (it != streams.end()) f.consumed[in] = it->second->NumRows();
       }
-      ARROW_ASSIGN_OR_RAISE(Checked c, CheckRows(ctx, ds, flow, delta));
-      finish_checked(c);
-      ARROW_RETURN_NOT_OK(AddRows(f, c.rows, &step, ds.sink));
+      ARROW_ASSIGN_OR_RAISE(auto checked, CheckRows(ctx, ds, flow, delta, &step));
+      ARROW_RETURN_NOT_OK(AddRows(f, checked, &step, ds.sink));
       break;
     }
     case FlowShape::kAppendWindowed: {
@@ -317,9 +313,8 @@ arrow::Result<FlowStep> StepFlow(RunContext& ctx, DatasetStream& ds, FlowStream&
         break;
       }
       f.watermark_us = *w_now;
-      ARROW_ASSIGN_OR_RAISE(Checked c, CheckRows(ctx, ds, flow, delta));
-      finish_checked(c);
-      ARROW_RETURN_NOT_OK(AddRows(f, c.rows, &step, ds.sink));
+      ARROW_ASSIGN_OR_RAISE(auto checked, CheckRows(ctx, ds, flow, delta, &step));
+      ARROW_RETURN_NOT_OK(AddRows(f, checked, &step, ds.sink));
       break;
     }
     case FlowShape::kUpdate: {
@@ -329,16 +324,15 @@ arrow::Result<FlowStep> StepFlow(RunContext& ctx, DatasetStream& ds, FlowStream&
       }
       ARROW_ASSIGN_OR_RAISE(auto delta,
                             Delta(ctx, flow, now, prev, engine::stream::UpdateDeltaSql(kNow, kPrev)));
-      ARROW_ASSIGN_OR_RAISE(Checked c, CheckRows(ctx, ds, flow, delta));
-      finish_checked(c);
+      ARROW_ASSIGN_OR_RAISE(auto checked, CheckRows(ctx, ds, flow, delta, &step));
       Registered r_prev(ctx, kPrev), r_delta(ctx, kDelta);
       ARROW_RETURN_NOT_OK(r_prev.Set(prev));
-      ARROW_RETURN_NOT_OK(r_delta.Set(c.rows));
+      ARROW_RETURN_NOT_OK(r_delta.Set(checked));
       ARROW_ASSIGN_OR_RAISE(
           f.rows, Query(ctx, flow,
                         engine::stream::UpsertStateSql(kPrev, kDelta, f.update_keys)));
-      step.delta = c.rows;
-      step.rows_out = c.rows->num_rows();
+      step.delta = checked;
+      step.rows_out = checked->num_rows();
       break;
     }
     case FlowShape::kCdc: {
@@ -360,11 +354,8 @@ arrow::Result<FlowStep> StepFlow(RunContext& ctx, DatasetStream& ds, FlowStream&
       ARROW_ASSIGN_OR_RAISE(auto count, ignored->GetColumnByName("ignored")->GetScalar(0));
       ARROW_ASSIGN_OR_RAISE(count, count->CastTo(arrow::int64()));
       step.ignored_changes = std::static_pointer_cast<arrow::Int64Scalar>(count)->value;
-      ARROW_ASSIGN_OR_RAISE(Checked c, CheckRows(ctx, ds, flow, table));
-      finish_checked(c);
-      f.rows = c.rows;
-      step.delta = c.rows;
-      step.rows_out = c.rows->num_rows();
+      ARROW_ASSIGN_OR_RAISE(auto checked, CheckRows(ctx, ds, flow, table, &step));
+      ReplaceRows(f, checked, &step);
       break;
     }
   }
