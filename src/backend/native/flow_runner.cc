@@ -62,6 +62,13 @@ arrow::Result<std::string> TranslateFlowSql(const Flow& flow) {
 }
 
 arrow::Result<std::vector<std::string>> FlowInputFiles(RunContext& ctx, const Flow& flow) {
+  if (auto it = ctx.input_files.find(&flow); it != ctx.input_files.end()) return it->second;
+  ARROW_ASSIGN_OR_RAISE(auto files, ExpandFlowInputFiles(ctx, flow));
+  ctx.input_files[&flow] = files;
+  return files;
+}
+
+arrow::Result<std::vector<std::string>> ExpandFlowInputFiles(RunContext& ctx, const Flow& flow) {
   std::vector<std::string> out;
   if (flow.source) {
     const auto* files = std::get_if<FileSource>(&*flow.source);

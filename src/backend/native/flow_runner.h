@@ -65,7 +65,10 @@ arrow::Result<std::string> TranslateFlowSql(const Flow& flow);
 // Input files of a flow (table-function paths in its SQL, or its file
 // source), expanded; a pattern matching nothing is an error naming the flow,
 // the function and the path. Remote paths are returned unexpanded.
+// Expanded once per run and flow (cached in ctx.input_files).
 arrow::Result<std::vector<std::string>> FlowInputFiles(RunContext& ctx, const Flow& flow);
+// The uncached expansion behind FlowInputFiles.
+arrow::Result<std::vector<std::string>> ExpandFlowInputFiles(RunContext& ctx, const Flow& flow);
 
 // "flow 'x' (file:line:col): <message>" as Invalid, keeping the status detail.
 arrow::Status FlowError(const Flow& flow, const arrow::Status& st);

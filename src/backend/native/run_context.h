@@ -39,6 +39,8 @@ struct RunContext {
   std::map<std::string, DatasetState> states;  // by dataset name
   std::vector<std::string> notes;
   int tag_counter = 0;
+  // FlowInputFiles per flow, expanded once per run (fingerprint, then run).
+  std::map<const Flow*, std::vector<std::string>> input_files;
 
   void Emit(RunEvent e) const {
     if (!options->on_event) return;
