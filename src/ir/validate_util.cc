@@ -63,16 +63,27 @@ size_t EditDistance(std::string_view a, std::string_view b) {
 
 }  // namespace
 
-Diagnostic FlowDiag(const Pipeline& p, size_t index, Severity sev, std::string code,
-                    std::string field, std::string message, std::string hint) {
-  const Flow& f = p.flows[index];
+namespace {
+
+Diagnostic Make(Severity sev, std::string code, std::string message, std::string hint,
+                SourceLocation location, std::string field_path) {
   Diagnostic d;
   d.severity = sev;
   d.code = std::move(code);
   d.message = std::move(message);
   d.hint = std::move(hint);
-  d.location = f.location;
-  d.field_path = Path("flows", index, field);
+  d.location = std::move(location);
+  d.field_path = std::move(field_path);
+  return d;
+}
+
+}  // namespace
+
+Diagnostic FlowDiag(const Pipeline& p, size_t index, Severity sev, std::string code,
+                    std::string field, std::string message, std::string hint) {
+  const Flow& f = p.flows[index];
+  Diagnostic d = Make(sev, std::move(code), std::move(message), std::move(hint), f.location,
+                      Path("flows", index, field));
   d.flow = f.name;
   d.dataset = f.target;
   return d;
@@ -81,13 +92,8 @@ Diagnostic FlowDiag(const Pipeline& p, size_t index, Severity sev, std::string c
 Diagnostic DatasetDiag(const Pipeline& p, size_t index, Severity sev, std::string code,
                        std::string field, std::string message, std::string hint) {
   const Dataset& ds = p.datasets[index];
-  Diagnostic d;
-  d.severity = sev;
-  d.code = std::move(code);
-  d.message = std::move(message);
-  d.hint = std::move(hint);
-  d.location = ds.location;
-  d.field_path = Path("datasets", index, field);
+  Diagnostic d = Make(sev, std::move(code), std::move(message), std::move(hint), ds.location,
+                      Path("datasets", index, field));
   d.dataset = ds.name;
   return d;
 }

@@ -156,6 +156,18 @@ class KeyFinder {
         "): give it an alias (AS name)");
   }
 
+  // An output column: a key needs a name (Name); an aggregate keeps its alias.
+  static arrow::Result<OutputColumn> Column(const Json& item, bool key) {
+    OutputColumn c;
+    c.key = key;
+    if (key) {
+      ARROW_ASSIGN_OR_RAISE(c.name, Name(item));
+    } else {
+      c.name = Str(item, "alias");
+    }
+    return c;
+  }
+
   static arrow::Status NoStar() {
     return Unsupported("SELECT * over an aggregation in the same SELECT");
   }
@@ -165,13 +177,7 @@ class KeyFinder {
     std::vector<OutputColumn> out;
     for (const auto& item : select["select_list"]) {
       if (Str(item, "class") == "STAR") return NoStar();
-      OutputColumn c;
-      c.key = !internal::ExpressionHasAggregate(item);
-      if (c.key) {
-        ARROW_ASSIGN_OR_RAISE(c.name, Name(item));
-      } else {
-        c.name = Str(item, "alias");
-      }
+      ARROW_ASSIGN_OR_RAISE(auto c, Column(item, !internal::ExpressionHasAggregate(item)));
       out.push_back(std::move(c));
     }
     return out;
@@ -200,19 +206,14 @@ class KeyFinder {
       }
       std::vector<std::string> refs;
       ColumnRefs(item, &refs);
-      OutputColumn c;
-      c.key = true;
+      bool key = true;
       for (const auto& r : refs) {
         auto it = inner_key.find(Lower(r));
         // An unnamed inner aggregate cannot be referenced by name; a ref
         // not found inside is a struct field or outer name: not an aggregate.
-        if (it != inner_key.end() && !it->second) c.key = false;
+        if (it != inner_key.end() && !it->second) key = false;
       }
-      if (c.key) {
-        ARROW_ASSIGN_OR_RAISE(c.name, Name(item));
-      } else {
-        c.name = Str(item, "alias");
-      }
+      ARROW_ASSIGN_OR_RAISE(auto c, Column(item, key));
       out.push_back(std::move(c));
     }
     return out;
