@@ -54,19 +54,8 @@ class ShardedKeySet final : public KeySet {
   }
 
   int64_t Insert(const EncodedKeys& keys, const uint8_t* mask) override {
-    std::vector<std::vector<int64_t>> by_shard = GroupByShard(keys, mask);
     int64_t added = 0;
-    constexpr size_t kAhead = 12;
-    for (size_t s = 0; s < shards_.size(); ++s) {
-      const std::vector<int64_t>& rows = by_shard[s];
-      if (rows.empty()) continue;
-      auto& table = shards_[s].table;
-      std::lock_guard<std::mutex> lock(shards_[s].mu);
-      for (size_t r = 0; r < rows.size(); ++r) {
-        if (r + kAhead < rows.size()) table.Prefetch(keys.hash[rows[r + kAhead]]);
-        added += Ops::Insert(table, keys, rows[r]) ? 1 : 0;
-      }
-    }
+    InsertRows(keys, mask, [&](int64_t, bool inserted) { added += inserted ? 1 : 0; });
     return added;
   }
 
@@ -98,6 +87,13 @@ class ShardedKeySet final : public KeySet {
   // keys always share a shard, so "first" means first in row order.
   void InsertIfAbsent(const EncodedKeys& keys, const uint8_t* mask, uint8_t* first) override {
     std::fill(first, first + keys.length, 0);
+    InsertRows(keys, mask, [&](int64_t row, bool inserted) { first[row] = inserted ? 1 : 0; });
+  }
+
+  // Inserts the masked rows shard by shard (each shard under its lock, rows in
+  // order, the slot of a row 12 ahead prefetched); `done(row, inserted)`.
+  template <typename Done>
+  void InsertRows(const EncodedKeys& keys, const uint8_t* mask, Done&& done) {
     std::vector<std::vector<int64_t>> by_shard = GroupByShard(keys, mask);
     constexpr size_t kAhead = 12;
     for (size_t s = 0; s < shards_.size(); ++s) {
@@ -107,7 +103,7 @@ class ShardedKeySet final : public KeySet {
       std::lock_guard<std::mutex> lock(shards_[s].mu);
       for (size_t r = 0; r < rows.size(); ++r) {
         if (r + kAhead < rows.size()) table.Prefetch(keys.hash[rows[r + kAhead]]);
-        first[rows[r]] = Ops::Insert(table, keys, rows[r]) ? 1 : 0;
+        done(rows[r], Ops::Insert(table, keys, rows[r]));
       }
     }
   }
