@@ -58,27 +58,16 @@ DatasetOutcome WriteKeyedSink(RunContext& ctx, const DatasetTask& task,
   if (auto st = w.PrePass(task.flows); !st.ok()) return Fail(ctx, task, nullptr, st);
 
   DatasetOutcome outcome = Outcome(d, "computed", decision.reason);
-  VersionManifest state;
-  std::vector<std::pair<const Flow*, FlowResult>> done;
-  for (const Flow* f : task.flows) {
-    if (f->once && !task.full_refresh && previous && Contains(previous->once_flows, f->name)) {
-      EmitSkipped(ctx, {task.dataset, {f}, false}, "once flow already ran");
-      state.once_flows.push_back(f->name);
-      continue;
-    }
-    FlowRunOptions options;
-    options.expectations = *expectations;
-    options.target_schema = d.schema.declared() ? d.schema.arrow : w.schema();
-    options.declared = d.schema.declared();
-    auto result = w.RunOneFlow(*f, options);
-    if (!result.ok()) {
-      (void)w.Finish();  // files already committed stay: their keys count on the rerun
-      return Fail(ctx, task, f, result.status());
-    }
-    if (f->once) state.once_flows.push_back(f->name);
-    AddCounts(&outcome, *expectations, *result);
-    done.emplace_back(f, std::move(*result));
+  KeyedFlowRuns runs;
+  const std::vector<std::string> ran_before =
+      !task.full_refresh && previous ? previous->once_flows : std::vector<std::string>{};
+  if (auto st = RunKeyedFlows(ctx, task, w, *expectations, ran_before, "once flow already ran",
+                              &outcome, &runs);
+      !st.ok()) {
+    return Fail(ctx, task, runs.failed, st);
   }
+  VersionManifest state;
+  state.once_flows = runs.once_flows;
   if (auto st = w.Finish(); !st.ok()) return Fail(ctx, task, nullptr, st);
   state.dataset = d.name;
   state.run_id = ctx.run_id;
@@ -97,7 +86,7 @@ DatasetOutcome WriteKeyedSink(RunContext& ctx, const DatasetTask& task,
   }
   const std::string message = "wrote " + std::to_string(state.files.size()) + " files to " +
                               target.path;
-  for (const auto& [flow, result] : done) EmitFinished(ctx, *flow, d, result, message);
+  for (const auto& [flow, result] : runs.done) EmitFinished(ctx, *flow, d, result, message);
   w.FillOutcome(&outcome);
   outcome.reason += "; " + message;
   return outcome;

@@ -98,34 +98,24 @@ DatasetOutcome MaterializeKeyedStored(RunContext& ctx, const DatasetTask& task,
   if (auto st = w.PrePass(task.flows); !st.ok()) return Fail(ctx, task, nullptr, st);
 
   DatasetOutcome outcome = Outcome(d, "computed", decision.reason);
+  KeyedFlowRuns runs;
+  // A once-flow's rows are in the kept files already.
+  if (auto st = RunKeyedFlows(ctx, task, w, *expectations,
+                              kept ? kept->once_flows : std::vector<std::string>{},
+                              "once flow already ran; its rows are kept", &outcome, &runs);
+      !st.ok()) {
+    return Fail(ctx, task, runs.failed, st);
+  }
   VersionManifest manifest;
-  std::vector<std::pair<const Flow*, FlowResult>> done;
-  for (const Flow* f : task.flows) {
-    if (f->once && kept && Contains(kept->once_flows, f->name)) {
-      // Its rows are in the kept files already.
-      EmitSkipped(ctx, {task.dataset, {f}, false}, "once flow already ran; its rows are kept");
-      manifest.once_flows.push_back(f->name);
-      continue;
-    }
-    FlowRunOptions options;
-    options.expectations = *expectations;
-    options.target_schema = d.schema.declared() ? d.schema.arrow : w.schema();
-    options.declared = d.schema.declared();
-    auto result = w.RunOneFlow(*f, options);
-    if (!result.ok()) {
-      (void)w.Finish();  // staged files stay: the rerun counts their keys and adopts them
-      return Fail(ctx, task, f, result.status());
-    }
-    if (f->once) manifest.once_flows.push_back(f->name);
-    if (result->bad_rows_mode == engine::batch::BadRowsMode::kDeadLetter &&
-        !result->bad_rows.empty()) {
-      ctx.notes.push_back("dataset '" + d.name + "': " + std::to_string(result->bad_rows.size()) +
+  manifest.once_flows = runs.once_flows;
+  for (const auto& [f, result] : runs.done) {
+    if (result.bad_rows_mode == engine::batch::BadRowsMode::kDeadLetter &&
+        !result.bad_rows.empty()) {
+      ctx.notes.push_back("dataset '" + d.name + "': " + std::to_string(result.bad_rows.size()) +
                           " malformed rows of flow '" + f->name +
                           "' were dropped, not kept in a dead-letter dataset (keyed tables do "
                           "not keep dead letters yet)");
     }
-    AddCounts(&outcome, *expectations, *result);
-    done.emplace_back(f, std::move(*result));
   }
   if (auto st = w.Finish(); !st.ok()) return Fail(ctx, task, nullptr, st);
 
@@ -198,7 +188,7 @@ DatasetOutcome MaterializeKeyedStored(RunContext& ctx, const DatasetTask& task,
       ctx.catalog->BindStored(d.name, layout.VersionGlob(d.name, pending->version));
   if (!bound.ok()) return Fail(ctx, task, nullptr, bound);
   state.available = true;
-  for (const auto& [flow, result] : done) {
+  for (const auto& [flow, result] : runs.done) {
     EmitFinished(ctx, *flow, d, result, "committed " + outcome.version);
   }
   w.FillOutcome(&outcome);

@@ -4,6 +4,8 @@
 #include <optional>
 #include <variant>
 
+#include "backend/native/dataset_runner.h"
+#include "backend/native/runner_util.h"
 #include "engine/batch/file_source.h"
 #include "engine/batch/schema_conform.h"
 #include "engine/duckdb/sql_quote.h"
@@ -355,6 +357,35 @@ void KeyedDatasetWrite::FillOutcome(DatasetOutcome* o) const {
   o->keyed_placement = placement_;
   o->rows_written = c.rows_written;
   o->reason += "; keyed write: " + c.ToString();
+}
+
+arrow::Status RunKeyedFlows(RunContext& ctx, const DatasetTask& task, KeyedDatasetWrite& w,
+                            const std::vector<engine::batch::CompiledExpectation>& expectations,
+                            const std::vector<std::string>& ran_before,
+                            const std::string& skip_why, DatasetOutcome* outcome,
+                            KeyedFlowRuns* runs) {
+  const Dataset& d = *task.dataset;
+  for (const Flow* f : task.flows) {
+    if (f->once && Contains(ran_before, f->name)) {
+      EmitSkipped(ctx, {task.dataset, {f}, false}, skip_why);
+      runs->once_flows.push_back(f->name);
+      continue;
+    }
+    FlowRunOptions options;
+    options.expectations = expectations;
+    options.target_schema = d.schema.declared() ? d.schema.arrow : w.schema();
+    options.declared = d.schema.declared();
+    auto result = w.RunOneFlow(*f, options);
+    if (!result.ok()) {
+      (void)w.Finish();
+      runs->failed = f;
+      return result.status();
+    }
+    if (f->once) runs->once_flows.push_back(f->name);
+    AddCounts(outcome, expectations, *result);
+    runs->done.emplace_back(f, std::move(*result));
+  }
+  return arrow::Status::OK();
 }
 
 }  // namespace thund::native

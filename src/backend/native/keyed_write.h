@@ -111,6 +111,23 @@ class KeyedDatasetWrite {
 // reconciliation decided the dataset must be computed (`previous`: its last
 // committed version or sink record; `fp`: its fingerprint now).
 struct DatasetTask;
+// What RunKeyedFlows did: the flows run (with their results) and the
+// once-flows the new state records.
+struct KeyedFlowRuns {
+  std::vector<std::pair<const Flow*, FlowResult>> done;
+  std::vector<std::string> once_flows;
+  const Flow* failed = nullptr;  // the flow whose error RunKeyedFlows returned
+};
+// Runs every flow of `task` through `w` (options from `expectations` and the
+// dataset's schema), adding counts to `outcome`. Once-flows named in
+// `ran_before` are skipped with a kFlowSkipped event saying `skip_why`. On a
+// flow's error, finishes `w` (files already committed stay; their keys count
+// on the rerun) and returns the error with runs->failed set.
+arrow::Status RunKeyedFlows(RunContext& ctx, const DatasetTask& task, KeyedDatasetWrite& w,
+                            const std::vector<engine::batch::CompiledExpectation>& expectations,
+                            const std::vector<std::string>& ran_before,
+                            const std::string& skip_why, DatasetOutcome* outcome,
+                            KeyedFlowRuns* runs);
 // Rows per output file: the storage option rows_per_file, default 1,048,576.
 arrow::Result<int64_t> KeyedRowsPerFile(const Dataset& d);
 DatasetOutcome WriteKeyedSink(RunContext& ctx, const DatasetTask& task,
