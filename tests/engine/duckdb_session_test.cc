@@ -223,3 +223,23 @@ TEST(DuckDbSessionTest, ClosingOrDroppingAStreamReleasesTheSession) {
 
 }  // namespace
 }  // namespace thund::engine
+
+namespace thund::engine {
+namespace {
+
+TEST(DuckDbSessionQueryInt64, ReturnsTheOneValueAndRefusesAnythingElse) {
+  auto session = DuckDbSession::Open();
+  ASSERT_TRUE(session.ok());
+  auto n = (*session)->QueryInt64("SELECT count(*) FROM range(1234)");
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_EQ(*n, 1234);
+  auto small = (*session)->QueryInt64("SELECT 7::TINYINT");
+  ASSERT_TRUE(small.ok());
+  EXPECT_EQ(*small, 7);
+  EXPECT_FALSE((*session)->QueryInt64("SELECT NULL::BIGINT").ok());
+  EXPECT_FALSE((*session)->QueryInt64("SELECT * FROM range(2)").ok());
+  EXPECT_FALSE((*session)->QueryInt64("SELECT 1 WHERE false").ok());
+}
+
+}  // namespace
+}  // namespace thund::engine

@@ -2,8 +2,6 @@
 
 #include <chrono>
 
-#include <arrow/scalar.h>
-
 #include "engine/duckdb/sql_quote.h"
 #include "engine/io/parquet_io.h"
 
@@ -33,20 +31,16 @@ arrow::Result<FlowResult> CopyFlow(RunContext& ctx, const Flow& flow, const Data
 
   ARROW_ASSIGN_OR_RAISE(std::string query, TranslateFlowSql(flow));
   ARROW_RETURN_NOT_OK(FlowInputFiles(ctx, flow).status());
-  auto copied = ctx.session->Query("COPY (" + query + "\n) TO " +
-                                   engine::QuoteString(dir + "/" + file) +
-                                   " (FORMAT parquet, COMPRESSION snappy)");
+  auto copied = ctx.session->QueryInt64("COPY (" + query + "\n) TO " +
+                                        engine::QuoteString(dir + "/" + file) +
+                                        " (FORMAT parquet, COMPRESSION snappy)");
   if (!copied.ok()) return FlowError(flow, copied.status());
   FlowResult result;
   // The schema of the rows, from the written file's footer.
   auto schema = ReadParquetSchema(dir + "/" + file);
   if (!schema.ok()) return FlowError(flow, schema.status());
   result.schema = *schema;
-  if ((*copied)->num_rows() == 1 && (*copied)->num_columns() >= 1) {
-    ARROW_ASSIGN_OR_RAISE(auto count, (*copied)->column(0)->GetScalar(0));
-    ARROW_ASSIGN_OR_RAISE(count, count->CastTo(arrow::int64()));
-    result.rows_out = std::static_pointer_cast<arrow::Int64Scalar>(count)->value;
-  }
+  result.rows_out = *copied;
   result.rows_in = result.rows_out;
   result.elapsed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                           std::chrono::steady_clock::now() - start)

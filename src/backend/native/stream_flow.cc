@@ -1,7 +1,6 @@
 #include "backend/native/stream_flow.h"
 
 #include <arrow/array/builder_primitive.h>
-#include <arrow/scalar.h>
 
 #include "backend/native/flow_runner.h"
 #include "engine/batch/expectations.h"
@@ -350,10 +349,9 @@ arrow::Result<FlowStep> StepFlow(RunContext& ctx, DatasetStream& ds, FlowStream&
       auto query = engine::stream::MakeCdcQuery(cdc, kNow, columns, kArrival);
       if (!query.ok()) return FlowError(flow, query.status());
       ARROW_ASSIGN_OR_RAISE(auto table, Query(ctx, flow, query->sql));
-      ARROW_ASSIGN_OR_RAISE(auto ignored, Query(ctx, flow, query->ignored_count_sql));
-      ARROW_ASSIGN_OR_RAISE(auto count, ignored->GetColumnByName("ignored")->GetScalar(0));
-      ARROW_ASSIGN_OR_RAISE(count, count->CastTo(arrow::int64()));
-      step.ignored_changes = std::static_pointer_cast<arrow::Int64Scalar>(count)->value;
+      auto ignored = ctx.session->QueryInt64(query->ignored_count_sql);
+      if (!ignored.ok()) return FlowError(flow, ignored.status());
+      step.ignored_changes = *ignored;
       ARROW_ASSIGN_OR_RAISE(auto checked, CheckRows(ctx, ds, flow, table, &step));
       ReplaceRows(f, checked, &step);
       break;

@@ -1,6 +1,8 @@
 #include "engine/duckdb/duckdb_session.h"
 
 #include <string>
+
+#include <arrow/scalar.h>
 #include <utility>
 
 #include "engine/duckdb/arrow_scan_function.h"
@@ -116,6 +118,18 @@ arrow::Result<std::shared_ptr<arrow::Table>> DuckDbSession::Query(std::string_vi
   ARROW_RETURN_NOT_OK(core_->CheckNoOpenStream());
   ARROW_ASSIGN_OR_RAISE(auto reader, DuckDbResultReader::OpenMaterialized(core_, sql));
   return reader->ToTable();
+}
+
+arrow::Result<int64_t> DuckDbSession::QueryInt64(std::string_view sql) {
+  ARROW_ASSIGN_OR_RAISE(auto table, Query(sql));
+  if (table->num_rows() != 1 || table->num_columns() < 1) {
+    return arrow::Status::Invalid("expected one row of one integer, got ", table->num_rows(),
+                                  " rows");
+  }
+  ARROW_ASSIGN_OR_RAISE(auto value, table->column(0)->GetScalar(0));
+  if (!value->is_valid) return arrow::Status::Invalid("expected an integer, got NULL");
+  ARROW_ASSIGN_OR_RAISE(value, value->CastTo(arrow::int64()));
+  return std::static_pointer_cast<arrow::Int64Scalar>(value)->value;
 }
 
 arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> DuckDbSession::QueryStream(

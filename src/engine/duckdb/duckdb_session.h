@@ -80,6 +80,11 @@ class DuckDbSession {
   // TIMESTAMP WITH TIME ZONE -> timestamp[us, tz=<session time zone>]).
   arrow::Result<std::shared_ptr<arrow::Table>> Query(std::string_view sql);
 
+  // Runs `sql` (e.g. a count, or COPY, which returns the rows written) and
+  // returns the first column of its one row as an integer. Invalid when the
+  // result is not one row, or the value is NULL or not an integer.
+  arrow::Result<int64_t> QueryInt64(std::string_view sql);
+
   // Runs exactly one statement as a streaming query and returns a reader that
   // produces its rows as they are computed. While the reader is open (until it has
   // returned its end -- a null batch --, is closed or destroyed), every other statement
