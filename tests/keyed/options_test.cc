@@ -51,7 +51,7 @@ TEST(KeyedOptionsTest, DefaultsDeriveFromThreads) {
   KeyedWriteOptions o = Valid();
   o.threads = 3;
   EXPECT_EQ(o.EffectiveThreads(), 3);
-  EXPECT_EQ(o.EffectiveBuckets(), 16);  // smallest power of two >= 4 x 3
+  EXPECT_EQ(o.EffectiveBuckets(), 4);  // smallest power of two >= 3 threads
   EXPECT_EQ(o.EffectiveBatchSize(), KeyedWriteOptions::kDefaultBatchSize);
   o.buckets = 5;
   o.batch_size = 7;

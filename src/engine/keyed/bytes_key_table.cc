@@ -92,7 +92,7 @@ bool BytesKeyTable::Contains(std::string_view key, uint64_t hash, uint64_t tag_b
 }
 
 void BytesKeyTable::Rehash(uint64_t capacity) {
-  ZeroedArray<uint64_t> old(capacity, /*huge_pages=*/true);
+  ZeroedArray<uint64_t> old(capacity);
   std::swap(old, slots_);
   mask_ = capacity - 1;
   for (size_t j = 0; j < old.size(); ++j) {

@@ -80,20 +80,29 @@ class ParquetFileReader final : public DataFileReader {
     return arrow::RecordBatch::Make(arrow::schema(out_fields), batch->num_rows(), out_columns);
   }
 
-  arrow::Status ScanStringColumn(int unit, int field, int64_t max_rows,
-                                 const StringChunkFn& fn) override {
+  bool ScansStrings(int field) const override {
+    if (field < 0 || field >= schema_->num_fields()) return false;
     const auto& sf = reader_->manifest().schema_fields[field];
     const auto type = schema_->field(field)->type()->id();
     if (!sf.is_leaf() || (type != arrow::Type::STRING && type != arrow::Type::BINARY &&
                           type != arrow::Type::LARGE_STRING && type != arrow::Type::LARGE_BINARY &&
                           type != arrow::Type::STRING_VIEW && type != arrow::Type::BINARY_VIEW)) {
-      return arrow::Status::NotImplemented("not a flat string column");
+      return false;
     }
     const parquet::ColumnDescriptor* descr =
         reader_->parquet_reader()->metadata()->schema()->Column(sf.column_index);
-    if (descr->physical_type() != parquet::Type::BYTE_ARRAY || descr->max_repetition_level() != 0) {
-      return arrow::Status::NotImplemented("not a flat BYTE_ARRAY column");
+    return descr->physical_type() == parquet::Type::BYTE_ARRAY &&
+           descr->max_repetition_level() == 0;
+  }
+
+  arrow::Status ScanStringColumn(int unit, int field, int64_t max_rows,
+                                 const StringChunkFn& fn) override {
+    if (!ScansStrings(field)) {
+      return arrow::Status::NotImplemented("not a flat string column stored as BYTE_ARRAY");
     }
+    const auto& sf = reader_->manifest().schema_fields[field];
+    const parquet::ColumnDescriptor* descr =
+        reader_->parquet_reader()->metadata()->schema()->Column(sf.column_index);
     const int16_t max_def = descr->max_definition_level();
     const int64_t kChunk = std::max<int64_t>(1, max_rows);
     std::vector<parquet::ByteArray> values(kChunk);

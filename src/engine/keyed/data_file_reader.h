@@ -64,6 +64,8 @@ class DataFileReader {
                                          const StringChunkFn& fn) {
     return arrow::Status::NotImplemented("zero-copy string scan");
   }
+  // True when ScanStringColumn works for top-level field `field`.
+  virtual bool ScansStrings(int field) const { return false; }
 
   const DataFile& file() const { return file_; }
 

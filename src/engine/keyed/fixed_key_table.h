@@ -47,7 +47,7 @@ class FixedKeyTable {
         ++size_;
         return true;
       }
-      if (slot == key) return false;
+      if (Equal(slot, key)) return false;
     }
   }
 
@@ -55,7 +55,7 @@ class FixedKeyTable {
     if (IsZero(key)) return has_zero_;
     for (uint64_t i = hash & mask_;; i = (i + 1) & mask_) {
       const Key& slot = slots_[i];
-      if (slot == key) return true;
+      if (Equal(slot, key)) return true;
       if (IsZero(slot)) return false;
     }
   }
@@ -67,6 +67,12 @@ class FixedKeyTable {
   int64_t MemoryBytes() const { return static_cast<int64_t>(slots_.size() * sizeof(Key)); }
 
  private:
+  // Word by word (std::array's == calls memcmp).
+  static bool Equal(const Key& a, const Key& b) {
+    uint64_t diff = 0;
+    for (int w = 0; w < N; ++w) diff |= a[w] ^ b[w];
+    return diff == 0;
+  }
   static bool IsZero(const Key& k) {
     uint64_t any = 0;
     for (uint64_t w : k) any |= w;
@@ -74,7 +80,7 @@ class FixedKeyTable {
   }
 
   void Rehash(uint64_t capacity) {
-    ZeroedArray<Key> old(capacity, /*huge_pages=*/true);
+    ZeroedArray<Key> old(capacity);
     std::swap(old, slots_);
     mask_ = capacity - 1;
     for (size_t j = 0; j < old.size(); ++j) {

@@ -18,11 +18,12 @@
 #include <string>
 
 #include "engine/keyed/key_encoder.h"
+#include "engine/keyed/key_lookup.h"
 #include "engine/keyed/key_spec.h"
 
 namespace thund::engine::keyed {
 
-class KeySet {
+class KeySet : public KeyLookup {
  public:
   // REQUIRES: buckets >= 1.
   static std::unique_ptr<KeySet> Make(KeyStorage storage, int64_t buckets);
@@ -38,14 +39,16 @@ class KeySet {
   // out[i] = 1 when row i's key is present (0 for NULL rows). See the header
   // comment for the concurrency requirement.
   virtual void Contains(const EncodedKeys& keys, uint8_t* out) const = 0;
+  arrow::Status Lookup(const EncodedKeys& keys, uint8_t* out) const final {
+    Contains(keys, out);
+    return arrow::Status::OK();
+  }
 
   // For each row with mask[i] != 0 (all rows when null) and a non-NULL key, in
   // row order: inserts it; first[i] = 1 when it was not present before (the
   // first occurrence), else 0. Rows not considered get first[i] = 0.
   virtual void InsertIfAbsent(const EncodedKeys& keys, const uint8_t* mask, uint8_t* first) = 0;
 
-  virtual int64_t size() const = 0;
-  virtual int64_t MemoryBytes() const = 0;
   virtual int64_t buckets() const = 0;
 };
 

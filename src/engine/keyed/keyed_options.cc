@@ -75,7 +75,11 @@ int64_t KeyedWriteOptions::EffectiveThreads() const {
 
 int64_t KeyedWriteOptions::EffectiveBuckets() const {
   if (buckets) return *buckets;
-  int64_t want = 4 * EffectiveThreads();
+  // One shard per thread: each shard's key bytes sit in one arena in load
+  // order, so probes that follow the load order read them almost sequentially;
+  // more shards split that order (measured: 4 shards per thread cost ~30% more
+  // probe time on 18.9M URL keys), fewer cause lock waits.
+  const int64_t want = EffectiveThreads();
   int64_t b = 1;
   while (b < want) b <<= 1;
   return b;

@@ -90,7 +90,9 @@ arrow::Result<std::unique_ptr<KeyedWriteFilter>> KeyedWriteFilter::Make(
                                            : 0.0;
     std::string msg = "loaded " + std::to_string(target.keys) + " keys [" + spec.ToString() +
                       "] from " + std::to_string(target.files) + " files of '" + target_dir +
-                      "' in " + Fixed(target.seconds, 2) + " s; key set " +
+                      "' in " + Fixed(target.seconds, 2) + " s; " +
+                      (target.indexed ? "row index (keys confirmed from the target's files) "
+                                      : "key set ") +
                       std::to_string(target.memory_bytes) + " bytes (" + Fixed(per_key, 1) +
                       " bytes/key, " + std::to_string(options.EffectiveBuckets()) + " buckets)";
     if (target.null_rows > 0) {
@@ -149,7 +151,7 @@ arrow::Result<int64_t> KeyedWriteFilter::SelectNewEncoded(const EncodedKeys& key
                                                           const std::string& where,
                                                           int64_t first_row, uint8_t* keep) const {
   ARROW_RETURN_NOT_OK(CheckNulls(keys, where, first_row));
-  target_.set->Contains(keys, keep);
+  ARROW_RETURN_NOT_OK(target_.set->Lookup(keys, keep));
   int64_t kept = 0, existing = 0;
   for (int64_t i = 0; i < keys.length; ++i) {
     existing += keep[i];
@@ -184,7 +186,7 @@ arrow::Status KeyedWriteFilter::NoteForAll(const arrow::RecordBatch& batch,
   EncodedKeys keys;
   ARROW_RETURN_NOT_OK(Encode(Columns(batch, indices), where, &keys));
   std::vector<uint8_t> in_target(static_cast<size_t>(keys.length), 0);
-  target_.set->Contains(keys, in_target.data());
+  ARROW_RETURN_NOT_OK(target_.set->Lookup(keys, in_target.data()));
   std::vector<uint8_t> candidate(in_target.size()), first(in_target.size());
   for (size_t i = 0; i < in_target.size(); ++i) candidate[i] = !in_target[i];
   seen_->InsertIfAbsent(keys, candidate.data(), first.data());
@@ -204,7 +206,7 @@ arrow::Result<KeyedWriteFilter::WriteSplit> KeyedWriteFilter::FilterForWrite(
   std::vector<uint8_t> keep(n, 1);
   if (!target_checked) {
     std::vector<uint8_t> in_target(n, 0);
-    target_.set->Contains(keys, in_target.data());
+    ARROW_RETURN_NOT_OK(target_.set->Lookup(keys, in_target.data()));
     int64_t existing = 0;
     for (size_t i = 0; i < n; ++i) {
       existing += in_target[i];

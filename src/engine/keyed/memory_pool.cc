@@ -1,8 +1,110 @@
 #include "engine/keyed/memory_pool.h"
 
+#include <algorithm>
+#include <cstring>
+
 namespace thund::engine::keyed {
 
-arrow::MemoryPool* KeyedMemoryPool() { return arrow::system_memory_pool(); }
+RecyclingMemoryPool::RecyclingMemoryPool(arrow::MemoryPool* backend, int64_t max_cached_bytes)
+    : backend_(backend), max_cached_(max_cached_bytes) {}
+
+RecyclingMemoryPool::~RecyclingMemoryPool() { ReleaseUnused(); }
+
+int RecyclingMemoryPool::ClassOf(int64_t size, int64_t alignment) {
+  if (size < kMinBytes || alignment > arrow::kDefaultBufferAlignment) return -1;
+  int c = 64 - __builtin_clzll(static_cast<uint64_t>(size - 1));  // 2^c >= size
+  return c < kClasses - 1 ? c : -1;
+}
+
+void RecyclingMemoryPool::Count(int64_t delta) {
+  const int64_t now = allocated_.fetch_add(delta) + delta;
+  if (delta > 0) {
+    total_ += delta;
+    ++allocations_;
+    int64_t peak = max_allocated_.load();
+    while (now > peak && !max_allocated_.compare_exchange_weak(peak, now)) {
+    }
+  }
+}
+
+arrow::Status RecyclingMemoryPool::Allocate(int64_t size, int64_t alignment, uint8_t** out) {
+  const int c = ClassOf(size, alignment);
+  if (c < 0) {
+    ARROW_RETURN_NOT_OK(backend_->Allocate(size, alignment, out));
+    Count(size);
+    return arrow::Status::OK();
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!free_[c].empty()) {
+      *out = free_[c].back();
+      free_[c].pop_back();
+      cached_ -= ClassBytes(c);
+      Count(ClassBytes(c));
+      return arrow::Status::OK();
+    }
+  }
+  ARROW_RETURN_NOT_OK(backend_->Allocate(ClassBytes(c), arrow::kDefaultBufferAlignment, out));
+  Count(ClassBytes(c));
+  return arrow::Status::OK();
+}
+
+arrow::Status RecyclingMemoryPool::Reallocate(int64_t old_size, int64_t new_size,
+                                              int64_t alignment, uint8_t** ptr) {
+  const int old_class = ClassOf(old_size, alignment);
+  const int new_class = ClassOf(new_size, alignment);
+  if (old_class < 0 && new_class < 0) {
+    ARROW_RETURN_NOT_OK(backend_->Reallocate(old_size, new_size, alignment, ptr));
+    Count(new_size - old_size);
+    return arrow::Status::OK();
+  }
+  if (old_class == new_class) return arrow::Status::OK();  // the block already fits
+  uint8_t* moved = nullptr;
+  ARROW_RETURN_NOT_OK(Allocate(new_size, alignment, &moved));
+  std::memcpy(moved, *ptr, static_cast<size_t>(std::min(old_size, new_size)));
+  Free(*ptr, old_size, alignment);
+  *ptr = moved;
+  return arrow::Status::OK();
+}
+
+void RecyclingMemoryPool::Free(uint8_t* buffer, int64_t size, int64_t alignment) {
+  const int c = ClassOf(size, alignment);
+  if (c < 0) {
+    backend_->Free(buffer, size, alignment);
+    Count(-size);
+    return;
+  }
+  Count(-ClassBytes(c));
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (cached_ + ClassBytes(c) <= max_cached_) {
+      free_[c].push_back(buffer);
+      cached_ += ClassBytes(c);
+      return;
+    }
+  }
+  backend_->Free(buffer, ClassBytes(c), arrow::kDefaultBufferAlignment);
+}
+
+void RecyclingMemoryPool::ReleaseUnused() {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (int c = 0; c < kClasses; ++c) {
+    for (uint8_t* p : free_[c]) backend_->Free(p, ClassBytes(c), arrow::kDefaultBufferAlignment);
+    free_[c].clear();
+  }
+  cached_ = 0;
+}
+
+int64_t RecyclingMemoryPool::cached_bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return cached_;
+}
+
+arrow::MemoryPool* KeyedMemoryPool() {
+  // A few row groups' buffers per thread stay cached; 256 MiB bounds it.
+  static RecyclingMemoryPool pool(arrow::system_memory_pool(), int64_t{256} << 20);
+  return &pool;
+}
 
 arrow::compute::ExecContext* KeyedExecContext() {
   static arrow::compute::ExecContext context(KeyedMemoryPool());  // stateless: thread-safe

@@ -7,7 +7,9 @@
 #include "engine/keyed/data_file_reader.h"
 #include "engine/keyed/file_format.h"
 #include "engine/keyed/key_encoder.h"
+#include "engine/keyed/key_set.h"
 #include "engine/keyed/ordered_parallel.h"
+#include "engine/keyed/target_key_index.h"
 
 namespace thund::engine::keyed {
 namespace {
@@ -32,7 +34,6 @@ arrow::Result<TargetKeys> LoadTargetKeys(const std::shared_ptr<arrow::fs::FileSy
                                          const KeySpec& spec, const KeyedWriteOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   TargetKeys out;
-  out.set = KeySet::Make(spec.storage, options.EffectiveBuckets());
   std::vector<DataFile> files;
   for (const auto& dir : dirs) {
     ARROW_ASSIGN_OR_RAISE(auto info, fs->GetFileInfo(dir));
@@ -60,44 +61,65 @@ arrow::Result<TargetKeys> LoadTargetKeys(const std::shared_ptr<arrow::fs::FileSy
   }));
   int64_t expected = 0;
   for (const auto& r : readers) expected += r->num_rows();
-  out.set->Reserve(expected);
 
-  // Phase 2: read the key columns and insert, one file per task.
-  std::atomic<int64_t> rows{0}, nulls{0};
-  ARROW_RETURN_NOT_OK(ParallelFor(static_cast<int64_t>(files.size()), threads, [&](int64_t i) {
-    const std::string where = "target file '" + files[i].path + "'";
-    DataFileReader& reader = *readers[i];
-    EncodedKeys keys;
-    for (int u = 0; u < reader.num_units(); ++u) {
-      if (IsSingleVariableKey(spec)) {
-        // Zero-copy: hash and insert straight from the Parquet pages.
-        arrow::Status st = reader.ScanStringColumn(
-            u, key_indices[i][0], std::min(options.EffectiveBatchSize(), kKeyScanRows),
-            [&](const std::string_view* values, const uint8_t* is_null, int64_t n) {
-              ARROW_RETURN_NOT_OK(EncodeViews(spec, values, is_null, n, &keys));
-              out.set->Insert(keys);
-              rows += n;
-              nulls += keys.null_count;
-              return arrow::Status::OK();
-            });
-        if (st.ok()) continue;
-        if (!st.IsNotImplemented()) return st.WithMessage(where, ": ", st.message());
+  // Phase 2, exact single string key in Parquet files: a TargetKeyIndex.
+  bool indexable = !files.empty() && IsSingleVariableKey(spec) && spec.storage == KeyStorage::kBytes;
+  for (size_t i = 0; indexable && i < files.size(); ++i) {
+    indexable = files[i].format == FileFormat::kParquet && readers[i]->ScansStrings(key_indices[i][0]);
+  }
+  if (indexable && expected <= TargetKeyIndex::kMaxRows) {
+    std::vector<int> key_fields;
+    for (const auto& k : key_indices) key_fields.push_back(k[0]);
+    TargetKeyIndex::BuildStats stats;
+    ARROW_ASSIGN_OR_RAISE(auto index, TargetKeyIndex::Build(fs, spec, files, std::move(key_fields),
+                                                           std::move(readers),
+                                                           options.EffectiveBuckets(), threads,
+                                                           &stats));
+    out.rows = stats.rows;
+    out.null_rows = stats.null_rows;
+    out.set = std::move(index);
+    out.indexed = true;
+  } else {
+    // Phase 2, otherwise: read the key columns into a KeySet, one file per task.
+    std::unique_ptr<KeySet> set = KeySet::Make(spec.storage, options.EffectiveBuckets());
+    set->Reserve(expected);
+    std::atomic<int64_t> rows{0}, nulls{0};
+    ARROW_RETURN_NOT_OK(ParallelFor(static_cast<int64_t>(files.size()), threads, [&](int64_t i) {
+      const std::string where = "target file '" + files[i].path + "'";
+      DataFileReader& reader = *readers[i];
+      EncodedKeys keys;
+      for (int u = 0; u < reader.num_units(); ++u) {
+        if (IsSingleVariableKey(spec)) {
+          // Zero-copy: hash and insert straight from the Parquet pages.
+          arrow::Status st = reader.ScanStringColumn(
+              u, key_indices[i][0], std::min(options.EffectiveBatchSize(), kKeyScanRows),
+              [&](const std::string_view* values, const uint8_t* is_null, int64_t n) {
+                ARROW_RETURN_NOT_OK(EncodeViews(spec, values, is_null, n, &keys));
+                set->Insert(keys);
+                rows += n;
+                nulls += keys.null_count;
+                return arrow::Status::OK();
+              });
+          if (st.ok()) continue;
+          if (!st.IsNotImplemented()) return st.WithMessage(where, ": ", st.message());
+        }
+        ARROW_ASSIGN_OR_RAISE(auto batch, reader.ReadUnit(u, &key_indices[i]));
+        std::vector<int> all(static_cast<size_t>(batch->num_columns()));
+        for (int c = 0; c < batch->num_columns(); ++c) all[c] = c;
+        ARROW_ASSIGN_OR_RAISE(auto columns, CastKeyColumns(spec, *batch, all, where));
+        auto st = EncodeKeys(spec, columns, &keys);
+        if (!st.ok()) return st.WithMessage(where, ": ", st.message());
+        set->Insert(keys);
+        rows += keys.length;
+        nulls += keys.null_count;
       }
-      ARROW_ASSIGN_OR_RAISE(auto batch, reader.ReadUnit(u, &key_indices[i]));
-      std::vector<int> all(static_cast<size_t>(batch->num_columns()));
-      for (int c = 0; c < batch->num_columns(); ++c) all[c] = c;
-      ARROW_ASSIGN_OR_RAISE(auto columns, CastKeyColumns(spec, *batch, all, where));
-      auto st = EncodeKeys(spec, columns, &keys);
-      if (!st.ok()) return st.WithMessage(where, ": ", st.message());
-      out.set->Insert(keys);
-      rows += keys.length;
-      nulls += keys.null_count;
-    }
-    readers[i].reset();  // free the footer and buffers early
-    return arrow::Status::OK();
-  }));
-  out.rows = rows.load();
-  out.null_rows = nulls.load();
+      readers[i].reset();  // free the footer and buffers early
+      return arrow::Status::OK();
+    }));
+    out.rows = rows.load();
+    out.null_rows = nulls.load();
+    out.set = std::move(set);
+  }
   out.keys = out.set->size();
   out.memory_bytes = out.set->MemoryBytes();
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

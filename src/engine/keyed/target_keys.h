@@ -2,8 +2,10 @@
 //
 // Every data file under the target directory is read -- only its key columns
 // (Parquet: column projection; CSV/JSON: parsed, then projected) -- on
-// `options.threads` threads, and each key is inserted into a KeySet sharded into
-// `options.buckets`. Ignored names (hidden, "_x", the "_tmp-*.inprogress" files a
+// `options.threads` threads. With exact matching (the default), one string or
+// binary key column and only Parquet files, the keys go into a TargetKeyIndex
+// (row numbers; keys confirmed from the files); otherwise into a KeySet
+// sharded into `options.buckets`. Ignored names (hidden, "_x", the "_tmp-*.inprogress" files a
 // killed writer leaves) are never read, so a partial file never counts.
 // Key columns are cast to the written types (KeySpec); a target file without a
 // key column, or whose key values do not convert, is an Invalid error naming the
@@ -18,19 +20,20 @@
 #include <string>
 #include <vector>
 
-#include "engine/keyed/key_set.h"
+#include "engine/keyed/key_lookup.h"
 #include "engine/keyed/key_spec.h"
 #include "engine/keyed/keyed_options.h"
 
 namespace thund::engine::keyed {
 
 struct TargetKeys {
-  std::unique_ptr<KeySet> set;
+  std::unique_ptr<KeyLookup> set;
+  bool indexed = false;  // `set` is a TargetKeyIndex
   bool target_exists = false;
   int64_t files = 0;      // data files read
   int64_t rows = 0;       // rows in them
   int64_t null_rows = 0;  // rows with a NULL key (never match)
-  int64_t keys = 0;       // distinct keys loaded
+  int64_t keys = 0;       // keys loaded (KeyLookup::size)
   int64_t memory_bytes = 0;
   double seconds = 0;
 };

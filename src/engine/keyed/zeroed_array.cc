@@ -8,26 +8,25 @@
 namespace thund::engine::keyed {
 namespace {
 
-constexpr size_t kHugePage = size_t{2} << 20;
+constexpr size_t kBigBlock = size_t{2} << 20;
 
 }  // namespace
 
-void* AllocateZeroed(size_t bytes, bool huge_pages) {
+void* AllocateZeroed(size_t bytes) {
   if (bytes == 0) return nullptr;
   void* p = nullptr;
-  if (bytes < kHugePage) {
+  if (bytes < kBigBlock) {
     p = std::calloc(1, bytes);
   } else {
-    // Memory filled front to back (arenas) is faulted in by mmap itself: one
-    // call instead of a trap per 4 KiB page, which halved the system time of a
-    // run set's arena here. Tables probed at random ask for huge pages instead.
-    const int populate = huge_pages ? 0 : MAP_POPULATE;
-    p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | populate, -1, 0);
-    if (p == MAP_FAILED) {
-      p = nullptr;
-    } else if (huge_pages && std::getenv("THUND_NO_THP") == nullptr) {
-      (void)madvise(p, bytes, MADV_HUGEPAGE);  // advisory; ignored where THP is off
-    }
+    // Faulted in, writable, by mmap itself: one call instead of a trap per
+    // 4 KiB page, and no page is ever mapped to the shared zero page first. (A
+    // table read before it is written maps the zero page, and the first write
+    // then replaces it and flushes every CPU's TLB: on this 2-vCPU VM those
+    // IPIs were ~17% of a run's samples.) Huge pages are not asked for: their
+    // first use in a VM can cost seconds per GiB, for a ~2% faster probe.
+    p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+             -1, 0);
+    if (p == MAP_FAILED) p = nullptr;
   }
   if (p == nullptr) throw std::bad_alloc();  // like std::vector: out of memory is fatal
   return p;
@@ -35,7 +34,7 @@ void* AllocateZeroed(size_t bytes, bool huge_pages) {
 
 void FreeZeroed(void* p, size_t bytes) {
   if (p == nullptr) return;
-  if (bytes < kHugePage) {
+  if (bytes < kBigBlock) {
     std::free(p);
   } else {
     munmap(p, bytes);

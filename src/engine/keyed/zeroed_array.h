@@ -1,10 +1,7 @@
 // ZeroedArray<T>: a fixed-size array of trivially copyable T, zero-filled,
-// for the big tables of a KeySet. Arrays of 2 MiB or more come straight from
-// mmap (zero pages for free, no fill pass); slot tables may ask for transparent
-// huge pages: they are probed at random, and huge pages cut the TLB misses of
-// such probes (measured: less user time, but on a fragmented machine the
-// kernel's compaction costs more system time than it saves when the bulk
-// arena asks too; so only slot tables do). Smaller arrays use calloc.
+// for the big tables and arenas of a KeySet. Arrays of 2 MiB or more come
+// straight from mmap, populated (writable, zeroed) up front; smaller ones use
+// calloc.
 #pragma once
 
 #include <cstddef>
@@ -14,10 +11,8 @@
 
 namespace thund::engine::keyed {
 
-// Zero-filled memory of `bytes` bytes and its release. `huge_pages` advises
-// transparent huge pages (for memory probed at random); otherwise large blocks
-// are populated up front (for memory filled front to back).
-void* AllocateZeroed(size_t bytes, bool huge_pages);
+// Zero-filled memory of `bytes` bytes and its release.
+void* AllocateZeroed(size_t bytes);
 void FreeZeroed(void* p, size_t bytes);
 
 template <typename T>
@@ -26,8 +21,7 @@ class ZeroedArray {
 
  public:
   ZeroedArray() = default;
-  explicit ZeroedArray(size_t n, bool huge_pages = false)
-      : data_(static_cast<T*>(AllocateZeroed(n * sizeof(T), huge_pages))), size_(n) {}
+  explicit ZeroedArray(size_t n) : data_(static_cast<T*>(AllocateZeroed(n * sizeof(T)))), size_(n) {}
   ~ZeroedArray() { FreeZeroed(data_, size_ * sizeof(T)); }
   ZeroedArray(const ZeroedArray&) = delete;
   ZeroedArray& operator=(const ZeroedArray&) = delete;

@@ -1,0 +1,91 @@
+// UnitKeyCache: the key column of a target's row groups ("units"), decoded on
+// demand and kept for a while, for TargetKeyIndex to confirm matches.
+//
+// Entries are evicted least recently used first once their bytes exceed a
+// budget. Lookups that follow the target's order (a rerun reading its source
+// in the order the first run wrote it) need each unit once or twice; lookups
+// that jump around would decode units again and again, so once units have come
+// back after eviction more than `max_redecodes` times the cache stops
+// evicting: no unit is then decoded more than a bounded number of times, at
+// the price of holding the target's keys (about what a KeySet would hold).
+//
+// Thread-safety: Get may be called from many threads; a unit is decoded by one
+// of them while the others wanting it wait.
+#pragma once
+
+#include <arrow/result.h>
+
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string_view>
+#include <vector>
+
+namespace thund::engine::keyed {
+
+// The keys of one unit, row by row.
+struct UnitKeys {
+  std::vector<int64_t> offsets{0};  // key i is bytes[offsets[i], offsets[i + 1])
+  std::vector<char> bytes;
+
+  int64_t rows() const { return static_cast<int64_t>(offsets.size()) - 1; }
+  std::string_view At(int64_t i) const {
+    return {bytes.data() + offsets[i], static_cast<size_t>(offsets[i + 1] - offsets[i])};
+  }
+  int64_t MemoryBytes() const {
+    return static_cast<int64_t>(offsets.capacity() * sizeof(int64_t) + bytes.capacity());
+  }
+  void Clear() {
+    offsets.assign(1, 0);
+    bytes.clear();
+  }
+};
+
+class UnitKeyCache {
+ public:
+  // Fills `out` (cleared) with the keys of `unit`.
+  using DecodeFn = std::function<arrow::Status(int unit, UnitKeys* out)>;
+
+  UnitKeyCache(int units, int64_t budget_bytes, int64_t max_redecodes, DecodeFn decode);
+
+  // The keys of `unit`, decoding them if they are not cached. A failed decode
+  // is returned to every caller waiting for that unit.
+  arrow::Result<std::shared_ptr<const UnitKeys>> Get(int unit);
+
+  struct Stats {
+    int64_t decodes = 0;    // units decoded (including again after eviction)
+    int64_t redecodes = 0;  // of which units decoded before
+    int64_t peak_bytes = 0;
+    bool keeps_all = false;  // stopped evicting (see the header comment)
+  };
+  Stats stats() const;
+
+ private:
+  using Ready = std::shared_future<arrow::Result<std::shared_ptr<const UnitKeys>>>;
+  struct Entry {
+    Ready ready;                        // valid while cached or being decoded
+    std::shared_ptr<UnitKeys> keys;     // owner, for reuse after eviction
+    std::list<int>::iterator lru;       // valid while `cached`
+    bool cached = false;
+    int64_t bytes = 0;
+    int64_t times_decoded = 0;
+  };
+
+  // Evicts least recently used entries (never `keep`) while over budget. mu_ held.
+  void EvictLocked(int keep);
+
+  const int64_t budget_;
+  const int64_t max_redecodes_;
+  const DecodeFn decode_;
+  mutable std::mutex mu_;
+  std::vector<Entry> entries_;                     // guarded by mu_
+  std::list<int> lru_;                             // guarded by mu_; front = oldest
+  std::vector<std::shared_ptr<UnitKeys>> spares_;  // guarded by mu_; evicted, unused
+  int64_t cached_bytes_ = 0;                       // guarded by mu_
+  Stats stats_;                                    // guarded by mu_
+};
+
+}  // namespace thund::engine::keyed

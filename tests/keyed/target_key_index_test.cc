@@ -1,0 +1,275 @@
+// TargetKeyIndex (row numbers in memory, keys confirmed from the target's
+// files) and its UnitKeyCache: lookups must answer exactly what a std::set of
+// the target's keys (read by DuckDB, the oracle) answers, also when tags
+// collide all the time, when every entry overflows, when the cache holds
+// nothing, from several threads, and in any order. A file that changes under
+// the index is an error, never a wrong answer.
+#include "engine/keyed/target_key_index.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "engine/keyed/key_encoder.h"
+#include "engine/keyed/target_keys.h"
+#include "keyed/keyed_test_util.h"
+
+namespace thund::engine::keyed {
+namespace {
+
+using testing::Oracle;
+using testing::ScratchDir;
+
+KeySpec UrlSpec(KeyMatch match = KeyMatch::kExact) {
+  auto spec = KeySpec::Make(*arrow::schema({arrow::field("url", arrow::utf8())}), {"url"}, match,
+                            "test");
+  EXPECT_TRUE(spec.ok()) << spec.status().ToString();
+  return *spec;
+}
+
+// Keys to look up: every 3rd target key, keys that are not there (some share
+// long prefixes with target keys), NULLs; shuffled unless `in_order`.
+std::vector<std::optional<std::string>> Probes(int64_t rows, bool in_order) {
+  std::vector<std::optional<std::string>> out;
+  for (int64_t i = 0; i < rows; i += 3) out.push_back("https://site/" + std::to_string(i % 997) + "/a" + std::to_string(i));
+  for (int64_t i = 0; i < rows / 4; ++i) {
+    out.push_back("https://site/" + std::to_string(i % 997) + "/a" + std::to_string(i) + "x");
+    out.push_back("https://site/none/" + std::to_string(i));
+  }
+  out.push_back(std::nullopt);
+  out.push_back(std::string());
+  if (!in_order) std::shuffle(out.begin(), out.end(), std::mt19937(7));
+  return out;
+}
+
+class TargetKeyIndexTest : public ::testing::Test {
+ protected:
+  static constexpr int64_t kRows = 6000;
+
+  void SetUp() override {
+    fs_ = std::make_shared<arrow::fs::LocalFileSystem>();
+    std::filesystem::create_directories(dir_ / "t");
+    // Three files, several row groups each; every 50th row has a NULL key,
+    // every 7th key appears in two files, one file holds the empty string.
+    for (int f = 0; f < 3; ++f) {
+      const int64_t begin = kRows * f / 3, end = kRows * (f + 1) / 3 + (f < 2 ? 100 : 0);
+      oracle_.Exec("COPY (SELECT CASE WHEN i % 50 = 49 THEN NULL WHEN i = " +
+                   std::to_string(begin) + " AND " + std::to_string(f) +
+                   " = 1 THEN '' ELSE 'https://site/' || (i % 997) || '/a' || i END AS url, i AS "
+                   "id FROM range(" + std::to_string(begin) + ", " + std::to_string(end) +
+                   ") t(i)) TO '" + dir_ / ("t/part-" + std::to_string(f) + ".parquet") +
+                   "' (FORMAT parquet, ROW_GROUP_SIZE 700)");
+    }
+    expected_ = {};
+    auto& s = oracle_.session();
+    auto keys = s.Query("SELECT DISTINCT url FROM read_parquet('" + dir_ / "t/*.parquet" +
+                        "') WHERE url IS NOT NULL");
+    ASSERT_TRUE(keys.ok()) << keys.status().ToString();
+    for (const auto& chunk : (*keys)->column(0)->chunks()) {
+      const auto& column = static_cast<const arrow::StringArray&>(*chunk);
+      for (int64_t i = 0; i < column.length(); ++i) expected_.insert(column.GetString(i));
+    }
+    non_null_rows_ = oracle_.Int("SELECT count(url) FROM read_parquet('" + dir_ / "t/*.parquet" + "')");
+  }
+
+  arrow::Result<std::unique_ptr<TargetKeyIndex>> Build(const TargetKeyIndex::Tuning& tuning,
+                                                       int64_t buckets = 4) {
+    ARROW_ASSIGN_OR_RAISE(auto files, ListTargetFiles(*fs_, dir_ / "t"));
+    std::vector<std::unique_ptr<DataFileReader>> readers;
+    std::vector<int> fields;
+    for (const auto& f : files) {
+      ARROW_ASSIGN_OR_RAISE(auto r, DataFileReader::Open(fs_, f));
+      fields.push_back(r->schema()->GetFieldIndex("url"));
+      EXPECT_TRUE(r->ScansStrings(fields.back()));
+      readers.push_back(std::move(r));
+    }
+    TargetKeyIndex::BuildStats stats;
+    ARROW_ASSIGN_OR_RAISE(auto index,
+                          TargetKeyIndex::Build(fs_, UrlSpec(), files, fields, std::move(readers),
+                                                buckets, 2, &stats, tuning));
+    EXPECT_EQ(stats.rows, oracle_.Int("SELECT count(*) FROM read_parquet('" + dir_ / "t/*.parquet" + "')"));
+    EXPECT_EQ(index->size(), non_null_rows_);
+    return index;
+  }
+
+  // Looks `probes` up in batches of `batch` and compares with the oracle set.
+  void ExpectExact(const TargetKeyIndex& index, const std::vector<std::optional<std::string>>& probes,
+                   int64_t batch = 512) {
+    const KeySpec spec = UrlSpec();
+    for (size_t at = 0; at < probes.size(); at += static_cast<size_t>(batch)) {
+      const size_t n = std::min(probes.size() - at, static_cast<size_t>(batch));
+      std::vector<std::string_view> views(n);
+      std::vector<uint8_t> is_null(n);
+      for (size_t i = 0; i < n; ++i) {
+        is_null[i] = !probes[at + i].has_value();
+        if (!is_null[i]) views[i] = *probes[at + i];
+      }
+      EncodedKeys keys;
+      ASSERT_TRUE(EncodeViews(spec, views.data(), is_null.data(), static_cast<int64_t>(n), &keys).ok());
+      std::vector<uint8_t> out(n, 7);
+      auto st = index.Lookup(keys, out.data());
+      ASSERT_TRUE(st.ok()) << st.ToString();
+      for (size_t i = 0; i < n; ++i) {
+        const bool want = probes[at + i] && expected_.count(*probes[at + i]) > 0;
+        ASSERT_EQ(out[i], want ? 1 : 0)
+            << "key " << (probes[at + i] ? "'" + *probes[at + i] + "'" : "NULL");
+      }
+    }
+  }
+
+  ScratchDir dir_;
+  Oracle oracle_;
+  std::shared_ptr<arrow::fs::FileSystem> fs_;
+  std::set<std::string> expected_;
+  int64_t non_null_rows_ = 0;
+};
+
+TEST_F(TargetKeyIndexTest, LookupsMatchTheOracleInAndOutOfOrder) {
+  std::unique_ptr<TargetKeyIndex> index;
+  KEYED_ASSERT_OK_AND_ASSIGN(index, Build({}));
+  ExpectExact(*index, Probes(kRows, /*in_order=*/true));
+  ExpectExact(*index, Probes(kRows, /*in_order=*/false));
+  EXPECT_GT(index->MemoryBytes(), 0);
+}
+
+TEST_F(TargetKeyIndexTest, TagCollisionsAreConfirmedAgainstTheKeyNotTrusted) {
+  // One tag bit: about half of all entries share a probe's tag, so almost every
+  // absent key meets candidates that must be read back and rejected.
+  TargetKeyIndex::Tuning tuning;
+  tuning.tag_bits = 1;
+  std::unique_ptr<TargetKeyIndex> index;
+  KEYED_ASSERT_OK_AND_ASSIGN(index, Build(tuning));
+  ExpectExact(*index, Probes(kRows, false));
+}
+
+TEST_F(TargetKeyIndexTest, OverflowEntriesAreFoundAndConfirmed) {
+  TargetKeyIndex::Tuning tuning;
+  tuning.max_load = 0;  // every entry overflows
+  tuning.tag_bits = 2;
+  std::unique_ptr<TargetKeyIndex> index;
+  KEYED_ASSERT_OK_AND_ASSIGN(index, Build(tuning, /*buckets=*/1));
+  ExpectExact(*index, Probes(kRows, false));
+}
+
+TEST_F(TargetKeyIndexTest, AnEmptyCacheBudgetStaysExactAndStopsEvictingWhenLookupsJumpAround) {
+  TargetKeyIndex::Tuning tuning;
+  tuning.cache_budget_bytes = 1;
+  std::unique_ptr<TargetKeyIndex> index;
+  KEYED_ASSERT_OK_AND_ASSIGN(index, Build(tuning));
+  ExpectExact(*index, Probes(kRows, false), /*batch=*/64);
+  const UnitKeyCache::Stats stats = index->cache_stats();
+  EXPECT_TRUE(stats.keeps_all);
+  // Bounded: the rule stops re-decoding once units come back too often.
+  const int64_t units = oracle_.Int("SELECT count(DISTINCT (file_name, row_group_id)) FROM parquet_metadata('" + dir_ / "t/*.parquet" + "')");
+  EXPECT_LE(stats.decodes, units + units / 4 + 17);
+}
+
+TEST_F(TargetKeyIndexTest, ConcurrentLookupsAreExact) {
+  TargetKeyIndex::Tuning tuning;
+  tuning.cache_budget_bytes = 20000;  // a few row groups: eviction while threads read
+  tuning.tag_bits = 4;
+  std::unique_ptr<TargetKeyIndex> index;
+  KEYED_ASSERT_OK_AND_ASSIGN(index, Build(tuning));
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      auto probes = Probes(kRows, t % 2 == 0);
+      ExpectExact(*index, probes, 100 + 37 * t);
+    });
+  }
+  for (auto& t : threads) t.join();
+}
+
+TEST_F(TargetKeyIndexTest, AFileThatChangesUnderTheIndexIsAnErrorNotAWrongAnswer) {
+  TargetKeyIndex::Tuning tuning;
+  tuning.cache_budget_bytes = 1;
+  std::unique_ptr<TargetKeyIndex> index;
+  KEYED_ASSERT_OK_AND_ASSIGN(index, Build(tuning));
+  oracle_.Exec("COPY (SELECT 'x' || i AS url, i AS id FROM range(10) t(i)) TO '" +
+               dir_ / "t/part-0.parquet" + "' (FORMAT parquet)");
+  const KeySpec spec = UrlSpec();
+  std::string_view key = "https://site/0/a0";  // in part-0 before the rewrite
+  uint8_t is_null = 0, out = 0;
+  EncodedKeys keys;
+  ASSERT_TRUE(EncodeViews(spec, &key, &is_null, 1, &keys).ok());
+  auto st = index->Lookup(keys, &out);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("changed while the keyed write ran"), std::string::npos) << st.ToString();
+  EXPECT_NE(st.message().find("part-0.parquet"), std::string::npos) << st.ToString();
+}
+
+TEST_F(TargetKeyIndexTest, LoadTargetKeysIndexesOnlyExactSingleStringKeysInParquet) {
+  KeyedWriteOptions options;
+  options.keys = {"url"};
+  options.threads = 2;
+  auto loaded = LoadTargetKeys(fs_, dir_ / "t", UrlSpec(), options);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_TRUE(loaded->indexed);
+  EXPECT_EQ(loaded->keys, non_null_rows_);
+  EXPECT_EQ(loaded->null_rows, oracle_.Int("SELECT count(*) FROM read_parquet('" + dir_ / "t/*.parquet" + "') WHERE url IS NULL"));
+
+  auto hashed = LoadTargetKeys(fs_, dir_ / "t", UrlSpec(KeyMatch::kHash), options);
+  ASSERT_TRUE(hashed.ok()) << hashed.status().ToString();
+  EXPECT_FALSE(hashed->indexed);  // --key-match hash keeps its 16-byte hash set
+
+  oracle_.Exec("COPY (SELECT * FROM read_parquet('" + dir_ / "t/part-0.parquet" + "')) TO '" +
+               dir_ / "t/extra.csv" + "' (FORMAT csv, HEADER)");
+  auto mixed = LoadTargetKeys(fs_, dir_ / "t", UrlSpec(), options);
+  ASSERT_TRUE(mixed.ok()) << mixed.status().ToString();
+  EXPECT_FALSE(mixed->indexed);  // a CSV file: keys go into a KeySet
+  EXPECT_EQ(mixed->keys, static_cast<int64_t>(expected_.size()));
+}
+
+TEST(UnitKeyCacheTest, DecodesOnceForConcurrentCallersAndReportsFailures) {
+  std::atomic<int> calls{0};
+  UnitKeyCache cache(3, int64_t{1} << 20, 4, [&](int unit, UnitKeys* out) {
+    ++calls;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (unit == 2) return arrow::Status::IOError("disk on fire");
+    out->bytes = {'a', static_cast<char>('0' + unit)};
+    out->offsets = {0, 2};
+    return arrow::Status::OK();
+  });
+  std::vector<std::thread> threads;
+  std::atomic<int> ok{0};
+  for (int t = 0; t < 6; ++t) {
+    threads.emplace_back([&] {
+      auto keys = cache.Get(1);
+      if (keys.ok() && (*keys)->At(0) == "a1") ++ok;
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(ok.load(), 6);
+  EXPECT_EQ(calls.load(), 1);
+  auto failed = cache.Get(2);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.status().message().find("disk on fire"), std::string::npos);
+}
+
+TEST(UnitKeyCacheTest, EvictsLeastRecentlyUsedWithinBudget) {
+  int calls = 0;
+  UnitKeyCache cache(4, 3 * 64, 100, [&](int unit, UnitKeys* out) {
+    ++calls;
+    out->bytes.assign(40, static_cast<char>('a' + unit));
+    out->bytes.shrink_to_fit();
+    out->offsets = {0, 40};
+    out->offsets.shrink_to_fit();
+    return arrow::Status::OK();
+  });
+  for (int u : {0, 1, 0, 2, 0, 3}) ASSERT_TRUE(cache.Get(u).ok());
+  // Each unit holds 40 + 16 bytes; the budget keeps 3, so 1 (least recently
+  // used) was evicted and 0 (used often) was not.
+  const int before = calls;
+  ASSERT_TRUE(cache.Get(0).ok());
+  EXPECT_EQ(calls, before);
+  ASSERT_TRUE(cache.Get(1).ok());
+  EXPECT_EQ(calls, before + 1);
+  EXPECT_EQ(cache.stats().redecodes, 1);
+  EXPECT_FALSE(cache.stats().keeps_all);
+}
+
+}  // namespace
+}  // namespace thund::engine::keyed
