@@ -98,6 +98,47 @@ TEST_F(PassthroughTest, DuplicatesAllDefersRepeatedKeysEvenInNewFiles) {
             0);
 }
 
+// Keys written from whole new units are held as source row numbers and read
+// back from the source to confirm a repeat (keyed_write_filter.h,
+// UseSourceRows). Heavy duplication within units, across files, and between
+// units that go through the row-by-row path and units claimed whole: every key
+// not in the target must be written once, from its first row.
+TEST_F(PassthroughTest, RepeatedKeysAcrossWholeAndPartialUnitsKeepTheFirstRowOnly) {
+  const std::string src = dir_ / "src";
+  std::filesystem::create_directories(src);
+  for (int f = 0; f < 8; ++f) {
+    // x keys repeat at random (hash of the row number), within units and
+    // across files, and are not in the target: their units are claimed whole.
+    // File 2 mixes in y keys, half of them in the target: its units go row by
+    // row and must see the x keys claimed before; file 6 repeats the other
+    // half of the y keys, so units claimed whole must also see keys written
+    // row by row. File 3 holds the empty string.
+    const std::string seq = std::to_string(f * 400) + " + i";
+    std::string url = "'https://x/' || (hash(" + seq + ") % 900)";
+    if (f == 2) url = "CASE WHEN i % 2 = 0 THEN 'https://y/' || (i % 50) ELSE " + url + " END";
+    if (f == 6) url = "CASE WHEN i < 200 THEN 'https://y/' || (25 + i % 25) ELSE " + url + " END";
+    if (f == 3) url = "CASE WHEN i = 5 THEN '' ELSE " + url + " END";
+    oracle_.Exec("COPY (SELECT " + seq + " AS seq, " + url + " AS url FROM range(400) t(i)) TO '" +
+                 src + "/part-" + std::to_string(f) + ".parquet' (FORMAT parquet, ROW_GROUP_SIZE 100)");
+  }
+  const std::string dst = dir_ / "dst";
+  std::filesystem::create_directories(dst);
+  oracle_.Exec("COPY (SELECT -1 - i AS seq, 'https://y/' || i AS url FROM range(25) t(i)) TO '" +
+               dst + "/old.parquet' (FORMAT parquet)");
+  auto o = Options(src, dst, {"url"});
+  o.keyed.batch_size = 37;
+  CopyRun run = Copy(o);
+  ASSERT_TRUE(run.result.ok()) << run.result.status().ToString();
+  const std::string first_rows =
+      "SELECT * FROM read_parquet('" + src + "/*.parquet') s WHERE s.url NOT IN (SELECT url FROM '" +
+      dst + "/old.parquet') QUALIFY seq = min(seq) OVER (PARTITION BY url)";
+  EXPECT_EQ(oracle_.Diff("SELECT * FROM '" + dst + "/old.parquet' UNION ALL " + first_rows,
+                         ReadTarget(dst)),
+            "");
+  EXPECT_EQ(run.result->counts.rows_written,
+            oracle_.Int("SELECT count(*) FROM (" + first_rows + ")"));
+}
+
 TEST_F(PassthroughTest, TransformsAndOtherFormatsAreNeverCopied) {
   const std::string src = MakeSource();
   auto transformed = Options(src, dir_ / "t", {"url"});

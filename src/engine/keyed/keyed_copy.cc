@@ -121,6 +121,27 @@ struct Run {
   }
 };
 
+// Keys written from whole new units of a Parquet source are held as that
+// source's row numbers (KeyedWriteFilter::UseSourceRows) when every file has
+// the key column.
+arrow::Status UseSourceRowsForWrittenKeys(const std::shared_ptr<arrow::fs::FileSystem>& fs,
+                                          const Source& source, KeyedWriteFilter* filter) {
+  if (filter->spec().names.size() != 1) return arrow::Status::OK();
+  std::vector<int> key_fields;
+  for (const auto& schema : source.file_schemas) {
+    if (schema == nullptr) return arrow::Status::OK();  // not Parquet
+    const int field = FindColumn(*schema, filter->spec().names[0]);
+    if (field < 0) return arrow::Status::OK();
+    key_fields.push_back(field);
+  }
+  std::vector<RowKeyIndex::Unit> units;
+  for (const SourceUnit& u : source.units) {
+    if (u.first_row < 0) return arrow::Status::OK();
+    units.push_back(RowKeyIndex::Unit{u.file, u.unit, u.first_row, u.rows});
+  }
+  return filter->UseSourceRows(fs, source.files, std::move(key_fields), std::move(units));
+}
+
 arrow::Status CheckSources(const KeyedCopyOptions& o) {
   if (o.sources.empty()) return arrow::Status::Invalid("copy: no source given");
   if (o.target.empty()) return arrow::Status::Invalid("copy: no target directory given");
@@ -202,6 +223,9 @@ arrow::Result<KeyedCopyResult> RunKeyedCopy(const std::shared_ptr<arrow::fs::Fil
   // Whole files pass through only when rows are written exactly as read.
   const bool passthrough =
       streaming && options.transform_sql.empty() && out.format == FileFormat::kParquet;
+  if (passthrough && !run.placement.before_write) {
+    ARROW_RETURN_NOT_OK(UseSourceRowsForWrittenKeys(fs, run.sources[0], run.filter.get()));
+  }
   run.unit_writer = std::make_unique<UnitWriter>(
       fs, streaming ? &run.sources[0] : nullptr, written, run.filter.get(), run.writer.get(),
       !run.placement.before_write, passthrough, run.batch_size,

@@ -174,9 +174,32 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> KeyedWriteFilter::DropExistin
 
 void KeyedWriteFilter::ExpectNewKeys(int64_t new_keys) {
   if (new_keys <= 0) return;
+  expected_new_keys_ = new_keys;
   for (auto* s : {written_.get(), seen_.get()}) {
     if (s != nullptr) s->Reserve(new_keys);
   }
+}
+
+arrow::Status KeyedWriteFilter::UseSourceRows(std::shared_ptr<arrow::fs::FileSystem> fs,
+                                             std::vector<DataFile> files,
+                                             std::vector<int> key_fields,
+                                             std::vector<RowKeyIndex::Unit> units) {
+  if (options_.duplicates != Duplicates::kFirst || !IsSingleVariableKey(spec_) ||
+      spec_.storage != KeyStorage::kBytes || files.empty()) {
+    return arrow::Status::OK();
+  }
+  for (size_t f = 0; f < files.size(); ++f) {
+    if (files[f].format != FileFormat::kParquet) return arrow::Status::OK();
+    ARROW_ASSIGN_OR_RAISE(auto reader, DataFileReader::Open(fs, files[f]));
+    if (!reader->ScansStrings(key_fields[f])) return arrow::Status::OK();
+  }
+  auto index = RowKeyIndex::Make(std::move(fs), spec_, std::move(files), std::move(key_fields),
+                                 std::move(units), options_.EffectiveBuckets(),
+                                 expected_new_keys_);
+  if (!index.ok()) return arrow::Status::OK();  // too many rows to number: keep the KeySet
+  written_rows_ = std::move(index).ValueUnsafe();
+  written_ = KeySet::Make(spec_.storage, options_.EffectiveBuckets());  // unreserved: rarely used
+  return arrow::Status::OK();
 }
 
 arrow::Status KeyedWriteFilter::NoteForAll(const arrow::RecordBatch& batch,
@@ -221,9 +244,18 @@ arrow::Result<KeyedWriteFilter::WriteSplit> KeyedWriteFilter::FilterForWrite(
   std::vector<uint8_t> later(n, 0);
   int64_t now = 0, deferred = 0;
   if (options_.duplicates == Duplicates::kFirst) {
+    int64_t dups = 0;
+    if (written_rows_ != nullptr && written_rows_->size() > 0) {
+      // Written earlier in this run, from rows of known numbers.
+      std::vector<uint8_t> earlier(n, 0);
+      ARROW_RETURN_NOT_OK(written_rows_->Lookup(keys, earlier.data()));
+      for (size_t i = 0; i < n; ++i) {
+        dups += keep[i] && earlier[i];
+        keep[i] = keep[i] && !earlier[i];
+      }
+    }
     std::vector<uint8_t> first(n, 0);
     written_->InsertIfAbsent(keys, keep.data(), first.data());
-    int64_t dups = 0;
     for (size_t i = 0; i < n; ++i) {
       dups += keep[i] && !first[i];
       keep[i] = first[i];
@@ -249,7 +281,8 @@ arrow::Result<KeyedWriteFilter::WriteSplit> KeyedWriteFilter::FilterForWrite(
 
 arrow::Result<int64_t> KeyedWriteFilter::ClaimRows(const arrow::RecordBatch& keys_batch,
                                                    const std::string& where,
-                                                   std::vector<uint8_t>* writable) {
+                                                   std::vector<uint8_t>* writable,
+                                                   int64_t first_row) {
   ARROW_ASSIGN_OR_RAISE(auto indices, spec_.Resolve(*keys_batch.schema(), where));
   EncodedKeys keys;
   ARROW_RETURN_NOT_OK(Encode(Columns(keys_batch, indices), where, &keys));
@@ -258,7 +291,19 @@ arrow::Result<int64_t> KeyedWriteFilter::ClaimRows(const arrow::RecordBatch& key
   const size_t n = static_cast<size_t>(keys.length);
   writable->assign(n, 0);
   int64_t count = 0;
-  if (options_.duplicates == Duplicates::kFirst) {
+  if (options_.duplicates == Duplicates::kFirst && written_rows_ != nullptr && first_row >= 0) {
+    // Keys FilterForWrite wrote (held as bytes) count as written too.
+    std::vector<uint8_t> candidate(n, 1);
+    if (written_->size() > 0) {
+      std::vector<uint8_t> as_bytes(n, 0);
+      written_->Contains(keys, as_bytes.data());
+      for (size_t i = 0; i < n; ++i) candidate[i] = !as_bytes[i];
+    }
+    ARROW_RETURN_NOT_OK(
+        written_rows_->InsertIfAbsent(keys, first_row, candidate.data(), writable->data()));
+    for (size_t i = 0; i < n; ++i) count += (*writable)[i];
+    skipped_duplicate_ += keys.length - keys.null_count - count;
+  } else if (options_.duplicates == Duplicates::kFirst) {
     written_->InsertIfAbsent(keys, nullptr, writable->data());
     for (size_t i = 0; i < n; ++i) count += (*writable)[i];
     skipped_duplicate_ += keys.length - keys.null_count - count;
@@ -285,6 +330,7 @@ int64_t KeyedWriteFilter::MemoryBytes() const {
   for (const auto* s : {written_.get(), seen_.get(), repeated_.get()}) {
     if (s != nullptr) n += s->MemoryBytes();
   }
+  if (written_rows_ != nullptr) n += written_rows_->MemoryBytes();
   return n;
 }
 

@@ -40,6 +40,7 @@
 
 #include "engine/keyed/key_set.h"
 #include "engine/keyed/key_spec.h"
+#include "engine/keyed/row_key_index.h"
 #include "engine/keyed/keyed_events.h"
 #include "engine/keyed/keyed_options.h"
 #include "engine/keyed/target_keys.h"
@@ -88,6 +89,17 @@ class KeyedWriteFilter {
   // Call before FilterForWrite. One thread.
   void ExpectNewKeys(int64_t new_keys);
 
+  // Keys written in this run that come from Parquet source rows of known
+  // numbers (ClaimRows with `first_row`) are then held as row numbers of
+  // `files` (a RowKeyIndex over `units`, key column `key_fields[f]` of file f)
+  // instead of copies of their bytes. Applies to an exact single string key
+  // with duplicates=first; otherwise (or when a file cannot be scanned so) it
+  // does nothing. Call after ExpectNewKeys, before FilterForWrite. One thread.
+  arrow::Status UseSourceRows(std::shared_ptr<arrow::fs::FileSystem> fs,
+                              std::vector<DataFile> files, std::vector<int> key_fields,
+                              std::vector<RowKeyIndex::Unit> units);
+  bool uses_source_rows() const { return written_rows_ != nullptr; }
+
   // duplicates=all pre-pass (see the header comment). One thread.
   arrow::Status NoteForAll(const arrow::RecordBatch& batch, const std::string& where);
 
@@ -108,9 +120,11 @@ class KeyedWriteFilter {
   //     duplicates and must not be written);
   //   duplicates=all: rows whose key does not repeat (rows of repeated keys
   //     get 0: pass them through FilterForWrite, which defers them).
-  // Returns how many are writable. One thread, like FilterForWrite.
+  // `first_row`: the number of the batch's first row in the source (see
+  // UseSourceRows), or -1. Returns how many are writable. One thread, like
+  // FilterForWrite.
   arrow::Result<int64_t> ClaimRows(const arrow::RecordBatch& keys, const std::string& where,
-                                   std::vector<uint8_t>* writable);
+                                   std::vector<uint8_t>* writable, int64_t first_row = -1);
 
   // Skipped / dropped rows so far (rows_read and rows_written stay 0: the
   // caller knows them).
@@ -130,6 +144,8 @@ class KeyedWriteFilter {
   KeySpec spec_;
   TargetKeys target_;
   std::unique_ptr<KeySet> written_;   // keys written in this run (duplicates=first)
+  std::unique_ptr<RowKeyIndex> written_rows_;  // the same, as source rows (UseSourceRows)
+  int64_t expected_new_keys_ = 0;
   std::unique_ptr<KeySet> seen_;      // duplicates=all pre-pass: keys seen once
   std::unique_ptr<KeySet> repeated_;  // duplicates=all: keys seen more than once
   int64_t write_rows_ = 0;            // rows FilterForWrite has seen (for messages)

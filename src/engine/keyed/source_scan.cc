@@ -133,8 +133,7 @@ arrow::Result<Source> OpenSource(const std::shared_ptr<arrow::fs::FileSystem>& f
     return files.status().WithMessage("source '", name, "': ", files.status().message());
   }
   s.files = std::move(files).ValueUnsafe();
-  std::vector<int> units(s.files.size(), 1);
-  std::vector<int64_t> rows(s.files.size(), 0);
+  std::vector<std::vector<int64_t>> unit_rows(s.files.size(), std::vector<int64_t>{-1});
   s.file_schemas.assign(s.files.size(), nullptr);
   std::vector<std::shared_ptr<arrow::Schema>>& schemas = s.file_schemas;
   ARROW_RETURN_NOT_OK(ParallelFor(static_cast<int64_t>(s.files.size()), threads, [&](int64_t i) {
@@ -143,16 +142,20 @@ arrow::Result<Source> OpenSource(const std::shared_ptr<arrow::fs::FileSystem>& f
     ARROW_ASSIGN_OR_RAISE(auto reader, DataFileReader::Open(fs, s.files[i]));
     schemas[i] = reader->schema();
     if (s.files[i].format == FileFormat::kParquet) {
-      units[i] = reader->num_units();
-      rows[i] = reader->num_rows();
+      unit_rows[i].clear();
+      for (int u = 0; u < reader->num_units(); ++u) unit_rows[i].push_back(reader->unit_rows(u));
     }
     return arrow::Status::OK();
   }));
   s.schema = schemas[0];
   if (s.files[0].format != FileFormat::kParquet) schemas[0] = nullptr;
   for (size_t f = 0; f < s.files.size(); ++f) {
-    for (int u = 0; u < units[f]; ++u) s.units.push_back(SourceUnit{static_cast<int>(f), u});
-    s.known_rows += rows[f];
+    for (size_t u = 0; u < unit_rows[f].size(); ++u) {
+      const int64_t rows = unit_rows[f][u];
+      s.units.push_back(SourceUnit{static_cast<int>(f), static_cast<int>(u),
+                                   rows < 0 ? -1 : s.known_rows, rows});
+      if (rows > 0) s.known_rows += rows;
+    }
   }
   return s;
 }

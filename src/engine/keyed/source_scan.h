@@ -24,7 +24,9 @@ namespace thund::engine::keyed {
 
 struct SourceUnit {
   int file = 0;
-  int unit = 0;  // Parquet row group; 0 for CSV/JSON
+  int unit = 0;            // Parquet row group; 0 for CSV/JSON
+  int64_t first_row = -1;  // Parquet: number of its first row in the source (files in order)
+  int64_t rows = -1;       // Parquet: its rows; -1 for CSV/JSON (unknown until read)
 };
 
 struct Source {

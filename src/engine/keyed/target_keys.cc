@@ -9,7 +9,7 @@
 #include "engine/keyed/key_encoder.h"
 #include "engine/keyed/key_set.h"
 #include "engine/keyed/ordered_parallel.h"
-#include "engine/keyed/target_key_index.h"
+#include "engine/keyed/row_key_index.h"
 
 namespace thund::engine::keyed {
 namespace {
@@ -62,16 +62,16 @@ arrow::Result<TargetKeys> LoadTargetKeys(const std::shared_ptr<arrow::fs::FileSy
   int64_t expected = 0;
   for (const auto& r : readers) expected += r->num_rows();
 
-  // Phase 2, exact single string key in Parquet files: a TargetKeyIndex.
+  // Phase 2, exact single string key in Parquet files: a RowKeyIndex.
   bool indexable = !files.empty() && IsSingleVariableKey(spec) && spec.storage == KeyStorage::kBytes;
   for (size_t i = 0; indexable && i < files.size(); ++i) {
     indexable = files[i].format == FileFormat::kParquet && readers[i]->ScansStrings(key_indices[i][0]);
   }
-  if (indexable && expected <= TargetKeyIndex::kMaxRows) {
+  if (indexable && expected <= RowKeyIndex::kMaxRows) {
     std::vector<int> key_fields;
     for (const auto& k : key_indices) key_fields.push_back(k[0]);
-    TargetKeyIndex::BuildStats stats;
-    ARROW_ASSIGN_OR_RAISE(auto index, TargetKeyIndex::Build(fs, spec, files, std::move(key_fields),
+    RowKeyIndex::BuildStats stats;
+    ARROW_ASSIGN_OR_RAISE(auto index, RowKeyIndex::Build(fs, spec, files, std::move(key_fields),
                                                            std::move(readers),
                                                            options.EffectiveBuckets(), threads,
                                                            &stats));

@@ -3,7 +3,7 @@
 // Every data file under the target directory is read -- only its key columns
 // (Parquet: column projection; CSV/JSON: parsed, then projected) -- on
 // `options.threads` threads. With exact matching (the default), one string or
-// binary key column and only Parquet files, the keys go into a TargetKeyIndex
+// binary key column and only Parquet files, the keys go into a RowKeyIndex
 // (row numbers; keys confirmed from the files); otherwise into a KeySet
 // sharded into `options.buckets`. Ignored names (hidden, "_x", the "_tmp-*.inprogress" files a
 // killed writer leaves) are never read, so a partial file never counts.
@@ -28,7 +28,7 @@ namespace thund::engine::keyed {
 
 struct TargetKeys {
   std::unique_ptr<KeyLookup> set;
-  bool indexed = false;  // `set` is a TargetKeyIndex
+  bool indexed = false;  // `set` is a RowKeyIndex
   bool target_exists = false;
   int64_t files = 0;      // data files read
   int64_t rows = 0;       // rows in them

@@ -1,13 +1,14 @@
 // UnitKeyCache: the key column of a target's row groups ("units"), decoded on
-// demand and kept for a while, for TargetKeyIndex to confirm matches.
+// demand and kept for a while, for RowKeyIndex to confirm matches.
 //
 // Entries are evicted least recently used first once their bytes exceed a
 // budget. Lookups that follow the target's order (a rerun reading its source
 // in the order the first run wrote it) need each unit once or twice; lookups
 // that jump around would decode units again and again, so once units have come
 // back after eviction more than `max_redecodes` times the cache stops
-// evicting: no unit is then decoded more than a bounded number of times, at
-// the price of holding the target's keys (about what a KeySet would hold).
+// evicting: in all, at most 2 x units + max_redecodes + 1 decodes (each unit,
+// the re-decodes up to the switch, then once more each unit evicted by then),
+// at the price of holding the target's keys (about what a KeySet would hold).
 //
 // Thread-safety: Get may be called from many threads; a unit is decoded by one
 // of them while the others wanting it wait.

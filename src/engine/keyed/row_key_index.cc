@@ -1,0 +1,374 @@
+#include "engine/keyed/row_key_index.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+
+#include "engine/keyed/key_hash.h"
+#include "engine/keyed/ordered_parallel.h"
+#include "engine/keyed/shard_locking.h"
+
+namespace thund::engine::keyed {
+namespace {
+
+constexpr int kRowBits = 40;
+constexpr uint64_t kRowMask = (uint64_t{1} << kRowBits) - 1;
+constexpr int64_t kPrefetchAhead = 32;  // keys whose home slots are in flight
+
+int64_t RowOf(uint64_t slot) { return static_cast<int64_t>(slot & kRowMask) - 1; }
+
+// The first slot at or after `p` (in probe order) whose tag is `tag`, or -1
+// when an empty slot comes first.
+template <typename ShardT>
+int64_t NextCandidate(const ShardT& s, uint64_t p, uint64_t tag) {
+  for (;; p = (p + 1) & s.mask) {
+    const uint64_t v = s.slots[p];
+    if (v == 0) return -1;
+    if ((v >> kRowBits) == tag) return static_cast<int64_t>(p);
+  }
+}
+
+}  // namespace
+
+// One shard of a table: linear probing, never rehashed. Entries past
+// `limit` (a shard far above its expected share, which presizing makes
+// vanishingly rare) go to `overflow`.
+struct RowKeyIndex::Shard {
+  std::mutex mu;  // held while Build adds rows
+  ZeroedArray<uint64_t> slots;
+  uint64_t mask = 0;
+  int64_t size = 0;
+  int64_t limit = 0;
+  std::unordered_multimap<uint64_t, uint64_t> overflow;  // hash -> slot value
+
+  void Add(uint64_t hash, uint64_t value) {
+    if (size >= limit) {
+      overflow.emplace(hash, value);
+      return;
+    }
+    for (uint64_t i = hash & mask;; i = (i + 1) & mask) {
+      if (slots[i] == 0) {
+        slots[i] = value;
+        ++size;
+        return;
+      }
+    }
+  }
+};
+
+// Shards sized for a number of keys. When the last table fills up, inserts
+// go to a new, larger one; lookups probe them all.
+struct RowKeyIndex::Table {
+  std::vector<std::unique_ptr<Shard>> shards;
+  std::vector<const Shard*> ptrs;  // shards, for the lookup loops
+  int64_t keys = 0;                // sized for this many
+  int64_t size = 0;
+};
+
+RowKeyIndex::~RowKeyIndex() = default;
+
+// The tag: the top bits of the key's second hash word (EncodedKeys::w0),
+// independent of the bits that pick the shard and the slot (EncodedKeys::hash).
+uint64_t RowKeyIndex::TagOf(uint64_t w0) const { return (w0 >> kRowBits) & tag_mask_; }
+uint64_t RowKeyIndex::SlotValue(uint64_t w0, int64_t row) const {
+  return (TagOf(w0) << kRowBits) | static_cast<uint64_t>(row + 1);
+}
+const RowKeyIndex::Shard& RowKeyIndex::ShardFor(const Table& t, uint64_t hash) const {
+  return *t.ptrs[ShardOf(hash, static_cast<uint32_t>(t.ptrs.size()))];
+}
+
+void RowKeyIndex::AddTable(int64_t keys) {
+  // Every shard presized for its expected share plus 6 standard deviations.
+  const int64_t per = keys / buckets_ + 1;
+  const int64_t want = per + static_cast<int64_t>(6.0 * std::sqrt(static_cast<double>(per))) + 64;
+  uint64_t capacity = 16;
+  while (static_cast<double>(capacity) * 0.75 < static_cast<double>(want)) capacity <<= 1;
+  auto table = std::make_unique<Table>();
+  table->keys = keys;
+  for (int64_t b = 0; b < buckets_; ++b) {
+    auto shard = std::make_unique<Shard>();
+    shard->slots = ZeroedArray<uint64_t>(capacity);
+    shard->mask = capacity - 1;
+    shard->limit = static_cast<int64_t>(static_cast<double>(capacity) * tuning_.max_load);
+    table->ptrs.push_back(shard.get());
+    table->shards.push_back(std::move(shard));
+  }
+  tables_.push_back(std::move(table));
+}
+
+arrow::Result<std::unique_ptr<RowKeyIndex>> RowKeyIndex::Make(
+    std::shared_ptr<arrow::fs::FileSystem> fs, const KeySpec& spec, std::vector<DataFile> files,
+    std::vector<int> key_fields, std::vector<Unit> units, int64_t buckets, int64_t expected_keys,
+    const Tuning& tuning) {
+  if (!units.empty() && units.back().first_row + units.back().rows > kMaxRows) {
+    return arrow::Status::Invalid("more rows than a row index can number (", kMaxRows, ")");
+  }
+  std::unique_ptr<RowKeyIndex> index(new RowKeyIndex());
+  index->fs_ = std::move(fs);
+  index->spec_ = spec;
+  index->files_ = std::move(files);
+  index->key_fields_ = std::move(key_fields);
+  index->units_ = std::move(units);
+  index->tuning_ = tuning;
+  index->buckets_ = std::max<int64_t>(1, buckets);
+  index->tag_mask_ = (uint64_t{1} << std::clamp(tuning.tag_bits, 1, 64 - kRowBits)) - 1;
+  index->expected_keys_ = std::max<int64_t>(expected_keys, 0);  // the first table: when needed
+  const int64_t max_redecodes = static_cast<int64_t>(index->units_.size()) / 4 + 16;
+  RowKeyIndex* self = index.get();
+  index->cache_ = std::make_unique<UnitKeyCache>(
+      static_cast<int>(index->units_.size()), tuning.cache_budget_bytes, max_redecodes,
+      [self](int unit, UnitKeys* out) { return self->DecodeUnit(unit, out); });
+  return index;
+}
+
+arrow::Result<std::unique_ptr<RowKeyIndex>> RowKeyIndex::Build(
+    std::shared_ptr<arrow::fs::FileSystem> fs, const KeySpec& spec, std::vector<DataFile> files,
+    std::vector<int> key_fields, std::vector<std::unique_ptr<DataFileReader>> readers,
+    int64_t buckets, int64_t threads, BuildStats* stats, const Tuning& tuning) {
+  std::vector<Unit> units;
+  std::vector<size_t> first_unit(readers.size());
+  int64_t rows = 0;
+  for (size_t f = 0; f < readers.size(); ++f) {
+    first_unit[f] = units.size();
+    for (int u = 0; u < readers[f]->num_units(); ++u) {
+      units.push_back(Unit{static_cast<int>(f), u, rows, readers[f]->unit_rows(u)});
+      rows += readers[f]->unit_rows(u);
+    }
+  }
+  ARROW_ASSIGN_OR_RAISE(auto index, Make(std::move(fs), spec, std::move(files),
+                                         std::move(key_fields), std::move(units), buckets, rows,
+                                         tuning));
+  index->AddTable(rows);
+  std::atomic<int64_t> read{0}, nulls{0};
+  ARROW_RETURN_NOT_OK(ParallelFor(static_cast<int64_t>(readers.size()), threads, [&](int64_t f) {
+    DataFileReader& reader = *readers[f];
+    EncodedKeys keys;
+    std::vector<std::vector<uint32_t>> by_shard(static_cast<size_t>(index->buckets_));
+    for (int u = 0; u < reader.num_units(); ++u) {
+      const Unit& unit = index->units_[first_unit[f] + u];
+      int64_t done = 0;
+      arrow::Status st = reader.ScanStringColumn(
+          u, index->key_fields_[f], kKeyScanRows,
+          [&](const std::string_view* values, const uint8_t* is_null, int64_t n) {
+            ARROW_RETURN_NOT_OK(EncodeViews(spec, values, is_null, n, &keys));
+            index->AddAll(keys, unit.first_row + done, &by_shard);
+            done += n;
+            nulls += keys.null_count;
+            return arrow::Status::OK();
+          });
+      if (!st.ok()) return st.WithMessage("file '", reader.file().path, "': ", st.message());
+      if (done != unit.rows) {
+        return arrow::Status::IOError("file '", reader.file().path, "' row group ", u, ": read ",
+                                      done, " keys, its footer says ", unit.rows);
+      }
+      read += done;
+    }
+    readers[f].reset();  // free the footer and buffers early
+    return arrow::Status::OK();
+  }));
+  stats->rows = read.load();
+  stats->null_rows = nulls.load();
+  index->size_ = stats->rows - stats->null_rows;
+  index->tables_.back()->size = index->size_;
+  return index;
+}
+
+void RowKeyIndex::AddAll(const EncodedKeys& keys, int64_t first_row,
+                         std::vector<std::vector<uint32_t>>* by_shard) {
+  Table& table = *tables_.back();
+  const uint32_t b = static_cast<uint32_t>(table.shards.size());
+  for (auto& rows : *by_shard) rows.clear();
+  for (int64_t i = 0; i < keys.length; ++i) {
+    if (!keys.is_null[i]) (*by_shard)[ShardOf(keys.hash[i], b)].push_back(static_cast<uint32_t>(i));
+  }
+  std::vector<size_t> pending;
+  for (size_t s = 0; s < by_shard->size(); ++s) {
+    if (!(*by_shard)[s].empty()) pending.push_back(s);
+  }
+  ForEachShardLocked(
+      std::move(pending), [&](size_t s) -> std::mutex& { return table.shards[s]->mu; },
+      [&](size_t s) {
+        Shard& shard = *table.shards[s];
+        const std::vector<uint32_t>& rows = (*by_shard)[s];
+        constexpr size_t kAhead = 16;
+        for (size_t r = 0; r < rows.size(); ++r) {
+          if (r + kAhead < rows.size()) {
+            __builtin_prefetch(&shard.slots[keys.hash[rows[r + kAhead]] & shard.mask], 1);
+          }
+          const uint32_t i = rows[r];
+          shard.Add(keys.hash[i], SlotValue(keys.w0[i], first_row + i));
+        }
+      });
+}
+
+arrow::Result<bool> RowKeyIndex::Matches(int64_t row, const EncodedKeys& keys, int64_t k,
+                                         const Batch& batch,
+                                         std::shared_ptr<const UnitKeys>* unit_keys, int64_t* lo,
+                                         int64_t* hi) const {
+  if (batch.keys != nullptr && row >= batch.first_row && row < batch.end_row) {
+    return batch.keys->bytes[row - batch.first_row] == keys.bytes[k];
+  }
+  if (row < *lo || row >= *hi) {
+    const int u = UnitOf(row);
+    ARROW_ASSIGN_OR_RAISE(*unit_keys, cache_->Get(u));
+    *lo = units_[u].first_row;
+    *hi = *lo + units_[u].rows;
+  }
+  return (*unit_keys)->At(row - *lo) == keys.bytes[k];
+}
+
+arrow::Result<bool> RowKeyIndex::AnyMatch(const EncodedKeys& keys, int64_t k,
+                                          const Candidate* skip, const Batch& batch,
+                                          std::shared_ptr<const UnitKeys>* unit_keys, int64_t* lo,
+                                          int64_t* hi) const {
+  const uint64_t hash = keys.hash[k], tag = TagOf(keys.w0[k]);
+  for (size_t t = 0; t < tables_.size(); ++t) {
+    const Shard& s = ShardFor(*tables_[t], hash);
+    for (int64_t slot = NextCandidate(s, hash & s.mask, tag); slot >= 0;
+         slot = NextCandidate(s, (static_cast<uint64_t>(slot) + 1) & s.mask, tag)) {
+      if (skip != nullptr && skip->table == static_cast<int>(t) && skip->slot == slot) continue;
+      ARROW_ASSIGN_OR_RAISE(bool same,
+                            Matches(RowOf(s.slots[slot]), keys, k, batch, unit_keys, lo, hi));
+      if (same) return true;
+    }
+    if (s.overflow.empty()) continue;
+    auto [begin, end] = s.overflow.equal_range(hash);
+    for (auto it = begin; it != end; ++it) {
+      if ((it->second >> kRowBits) != tag) continue;
+      ARROW_ASSIGN_OR_RAISE(bool same,
+                            Matches(RowOf(it->second), keys, k, batch, unit_keys, lo, hi));
+      if (same) return true;
+    }
+  }
+  return false;
+}
+
+arrow::Status RowKeyIndex::Lookup(const EncodedKeys& keys, uint8_t* out) const {
+  const int64_t n = keys.length;
+  std::fill(out, out + n, 0);
+  if (size_ == 0) return arrow::Status::OK();
+  // Pass 1, pipelined: each key's first slot with a matching tag (most keys
+  // have at most one; stopping there leaves the rest of the cluster alone).
+  thread_local std::vector<Candidate> candidates;
+  candidates.clear();
+  for (int64_t i = 0; i < n + kPrefetchAhead; ++i) {
+    if (i < n) {
+      for (const auto& t : tables_) {
+        const Shard& s = ShardFor(*t, keys.hash[i]);
+        __builtin_prefetch(&s.slots[keys.hash[i] & s.mask]);
+      }
+    }
+    const int64_t k = i - kPrefetchAhead;
+    if (k < 0 || keys.is_null[k]) continue;
+    const uint64_t tag = TagOf(keys.w0[k]);
+    Candidate c{k, -1, -1, -1};
+    bool overflow = false;
+    for (size_t t = 0; t < tables_.size() && c.table < 0; ++t) {
+      const Shard& s = ShardFor(*tables_[t], keys.hash[k]);
+      const int64_t slot = NextCandidate(s, keys.hash[k] & s.mask, tag);
+      if (slot >= 0) c = Candidate{k, static_cast<int>(t), slot, RowOf(s.slots[slot])};
+      overflow = overflow || !s.overflow.empty();
+    }
+    if (c.table >= 0 || overflow) candidates.push_back(c);
+  }
+  // Pass 2: confirm against the keys themselves (row groups in the order the
+  // candidates need them; consecutive candidates mostly share one).
+  std::shared_ptr<const UnitKeys> unit_keys;
+  int64_t lo = 0, hi = 0;
+  const Batch none;
+  for (const Candidate& c : candidates) {
+    bool found = false;
+    if (c.table >= 0) {
+      ARROW_ASSIGN_OR_RAISE(found, Matches(c.row, keys, c.key, none, &unit_keys, &lo, &hi));
+    }
+    if (!found) {  // rarely: another key with the same tag, or the overflow
+      ARROW_ASSIGN_OR_RAISE(found, AnyMatch(keys, c.key, c.table >= 0 ? &c : nullptr, none,
+                                            &unit_keys, &lo, &hi));
+    }
+    out[c.key] = found ? 1 : 0;
+  }
+  return arrow::Status::OK();
+}
+
+arrow::Status RowKeyIndex::InsertIfAbsent(const EncodedKeys& keys, int64_t first_row,
+                                          const uint8_t* mask, uint8_t* first) {
+  const int64_t n = keys.length;
+  std::fill(first, first + n, 0);
+  int64_t adding = 0;
+  for (int64_t i = 0; i < n; ++i) adding += !keys.is_null[i] && (mask == nullptr || mask[i]);
+  if (tables_.empty()) {
+    AddTable(std::max(expected_keys_, adding));
+  } else if (tables_.back()->size + adding > tables_.back()->keys) {
+    // A new table, large enough that tables stay few (each is probed).
+    AddTable(std::max({4 * size_, 2 * adding, int64_t{1} << 16}));
+  }
+  Table* last = tables_.back().get();
+  Batch batch{&keys, first_row, first_row + n};
+  std::shared_ptr<const UnitKeys> unit_keys;
+  int64_t lo = 0, hi = 0;
+  for (int64_t i = 0; i < n + kPrefetchAhead; ++i) {
+    if (i < n) {
+      for (const auto& t : tables_) {
+        const Shard& s = ShardFor(*t, keys.hash[i]);
+        __builtin_prefetch(&s.slots[keys.hash[i] & s.mask]);
+      }
+    }
+    const int64_t k = i - kPrefetchAhead;
+    if (k < 0 || keys.is_null[k] || (mask != nullptr && !mask[k])) continue;
+    // Rows of this batch count only once added (earlier rows of the batch).
+    batch.end_row = first_row + k;
+    ARROW_ASSIGN_OR_RAISE(bool present,
+                          AnyMatch(keys, k, nullptr, batch, &unit_keys, &lo, &hi));
+    if (present) continue;
+    Shard& s = const_cast<Shard&>(ShardFor(*last, keys.hash[k]));
+    s.Add(keys.hash[k], SlotValue(keys.w0[k], first_row + k));
+    ++last->size;
+    ++size_;
+    first[k] = 1;
+  }
+  return arrow::Status::OK();
+}
+
+int RowKeyIndex::UnitOf(int64_t row) const {
+  auto it = std::upper_bound(units_.begin(), units_.end(), row,
+                             [](int64_t r, const Unit& u) { return r < u.first_row; });
+  return static_cast<int>(it - units_.begin()) - 1;
+}
+
+arrow::Status RowKeyIndex::DecodeUnit(int unit, UnitKeys* out) const {
+  const Unit& u = units_[unit];
+  const DataFile& file = files_[u.file];
+  auto changed = [&](const std::string& what) {
+    return arrow::Status::IOError("file '", file.path, "' changed while the keyed write ran (",
+                                  what, "); rerun the write");
+  };
+  ARROW_ASSIGN_OR_RAISE(auto reader, DataFileReader::Open(fs_, file));
+  if (u.row_group >= reader->num_units() || reader->unit_rows(u.row_group) != u.rows) {
+    return changed("row group " + std::to_string(u.row_group) + " is not as it was");
+  }
+  out->offsets.reserve(static_cast<size_t>(u.rows) + 1);
+  ARROW_RETURN_NOT_OK(reader->ScanStringColumn(
+      u.row_group, key_fields_[u.file], kKeyScanRows,
+      [&](const std::string_view* values, const uint8_t* is_null, int64_t n) {
+        for (int64_t i = 0; i < n; ++i) {
+          if (!is_null[i]) out->bytes.insert(out->bytes.end(), values[i].begin(), values[i].end());
+          out->offsets.push_back(static_cast<int64_t>(out->bytes.size()));
+        }
+        return arrow::Status::OK();
+      }));
+  if (out->rows() != u.rows) return changed("row count");
+  return arrow::Status::OK();
+}
+
+int64_t RowKeyIndex::MemoryBytes() const {
+  int64_t n = 0;
+  for (const auto& t : tables_) {
+    for (const auto& s : t->shards) {
+      n += static_cast<int64_t>(s->slots.size() * sizeof(uint64_t));
+      n += static_cast<int64_t>(s->overflow.size()) * 48;  // node + bucket, roughly
+    }
+  }
+  return n + cache_->stats().peak_bytes;
+}
+
+}  // namespace thund::engine::keyed

@@ -1,0 +1,163 @@
+// RowKeyIndex: an exact set of keys that lives in Parquet files, held as row
+// numbers instead of copies of the keys' bytes. For one string/binary key
+// column (URLs, ids as text, ...); used for
+//   * the keys already in a keyed write's target (Build: every row of the
+//     target's files), and
+//   * the keys a run has written so far, when they come from a Parquet source
+//     (InsertIfAbsent: rows of the source, by their number in it).
+//
+// Per key it keeps one 64-bit slot: a 24-bit tag (more bits of the key's hash)
+// and the row's number. A key whose tag matches a slot's is confirmed against
+// the key itself, read back from its file (that row group's key column,
+// decoded on demand and cached: UnitKeyCache), or taken from the batch being
+// inserted when the row is in it. A hash collision therefore never counts as
+// a match: answers are exact, like a KeySet's.
+//
+// Why: a KeySet of 18.9M ~64-byte URL keys holds ~1.5 GB, and on the
+// benchmark VM first touching that much memory costs 0.35 to 2 s per GiB of
+// system time. The index holds ~14 bytes per key plus a bounded cache; the
+// price is decoding again the key column of the row groups that matches point
+// at. Lookups that follow the file order (a rerun reading its source in the
+// order the first run wrote it) decode each such row group about once more;
+// others are bounded by the cache's rule (unit_key_cache.h). Keys written in
+// this run rarely match (only real duplicates do), so that set almost never
+// reads anything back.
+//
+// Usable when IsSingleVariableKey(spec), spec.storage is kBytes, every file is
+// Parquet and DataFileReader::ScansStrings holds for its key column.
+//
+// Thread-safety: Build uses `threads` threads. Lookup is safe from many
+// threads at once while nothing inserts; InsertIfAbsent is for one thread at
+// a time. The files must not change while the index is used (a changed row
+// group is reported as an error, never answered).
+#pragma once
+
+#include <arrow/filesystem/filesystem.h>
+#include <arrow/result.h>
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/keyed/data_file_reader.h"
+#include "engine/keyed/key_lookup.h"
+#include "engine/keyed/key_spec.h"
+#include "engine/keyed/unit_key_cache.h"
+#include "engine/keyed/zeroed_array.h"
+
+namespace thund::engine::keyed {
+
+// Knobs of a RowKeyIndex, with sound defaults; tests turn them to force the
+// rare paths.
+struct RowKeyIndexTuning {
+  int tag_bits = 24;                                // 1..24; fewer = more candidates to confirm
+  int64_t cache_budget_bytes = int64_t{128} << 20;  // UnitKeyCache budget
+  double max_load = 15.0 / 16;                      // a shard's fill before entries overflow
+};
+
+class RowKeyIndex final : public KeyLookup {
+ public:
+  using Tuning = RowKeyIndexTuning;
+
+  // A row group of one of the files, and the numbers of its rows.
+  struct Unit {
+    int file = 0;
+    int row_group = 0;
+    int64_t first_row = 0;  // counted over all files, in order
+    int64_t rows = 0;
+  };
+
+  // Row numbers must fit the slot (40 bits).
+  static constexpr int64_t kMaxRows = (int64_t{1} << 40) - 2;
+
+  // An empty index over `units` of `files` (key column `key_fields[f]` of file
+  // f), for about `expected_keys` in `buckets` shards (allocated at the first
+  // insert; it grows past that).
+  // Invalid when the rows do not fit kMaxRows.
+  static arrow::Result<std::unique_ptr<RowKeyIndex>> Make(
+      std::shared_ptr<arrow::fs::FileSystem> fs, const KeySpec& spec, std::vector<DataFile> files,
+      std::vector<int> key_fields, std::vector<Unit> units, int64_t buckets,
+      int64_t expected_keys, const Tuning& tuning = {});
+
+  struct BuildStats {
+    int64_t rows = 0;       // rows read
+    int64_t null_rows = 0;  // rows with a NULL key (not indexed)
+  };
+  // An index of every row of `files`, read with the already opened `readers`
+  // (released as each file is done) on `threads` threads.
+  static arrow::Result<std::unique_ptr<RowKeyIndex>> Build(
+      std::shared_ptr<arrow::fs::FileSystem> fs, const KeySpec& spec, std::vector<DataFile> files,
+      std::vector<int> key_fields, std::vector<std::unique_ptr<DataFileReader>> readers,
+      int64_t buckets, int64_t threads, BuildStats* stats, const Tuning& tuning = {});
+
+  ~RowKeyIndex() override;
+
+  arrow::Status Lookup(const EncodedKeys& keys, uint8_t* out) const override;
+
+  // For each row i of `keys` with mask[i] != 0 (all rows when null) and a key,
+  // in order: first[i] = 1 and the key is added as row `first_row + i` when it
+  // was not present (also not earlier in this batch), else first[i] = 0. Rows
+  // not considered get 0. REQUIRES: rows first_row.. are the rows of `keys`,
+  // in one unit, and keys.bytes holds their keys.
+  arrow::Status InsertIfAbsent(const EncodedKeys& keys, int64_t first_row, const uint8_t* mask,
+                               uint8_t* first);
+
+  int64_t size() const override { return size_; }
+  // Slot tables plus the most the cache of decoded row groups held.
+  int64_t MemoryBytes() const override;
+  UnitKeyCache::Stats cache_stats() const { return cache_->stats(); }
+
+ private:
+  struct Shard;
+  struct Table;
+  struct Candidate {
+    int64_t key;  // row in the looked-up keys
+    int table;
+    int64_t slot;  // first slot of its shard in `table` whose tag matches
+    int64_t row;   // the row in that slot
+  };
+  // Rows of the batch being inserted, whose keys are at hand.
+  struct Batch {
+    const EncodedKeys* keys = nullptr;
+    int64_t first_row = 0;
+    int64_t end_row = 0;  // rows first_row..end_row-1 are in the index
+  };
+
+  RowKeyIndex() = default;
+  void AddTable(int64_t keys);
+  uint64_t TagOf(uint64_t w0) const;
+  uint64_t SlotValue(uint64_t w0, int64_t row) const;
+  const Shard& ShardFor(const Table& t, uint64_t hash) const;
+  // Adds every non-NULL key of `keys` as row first_row + i (no check). Safe
+  // from several threads (shard locks).
+  void AddAll(const EncodedKeys& keys, int64_t first_row,
+              std::vector<std::vector<uint32_t>>* by_shard);
+  // Whether some entry for keys[k] holds an equal key, checking every
+  // candidate after `skip` (the one already checked, if any).
+  arrow::Result<bool> AnyMatch(const EncodedKeys& keys, int64_t k, const Candidate* skip,
+                               const Batch& batch, std::shared_ptr<const UnitKeys>* unit_keys,
+                               int64_t* lo, int64_t* hi) const;
+  arrow::Result<bool> Matches(int64_t row, const EncodedKeys& keys, int64_t k, const Batch& batch,
+                              std::shared_ptr<const UnitKeys>* unit_keys, int64_t* lo,
+                              int64_t* hi) const;
+  arrow::Status DecodeUnit(int unit, UnitKeys* out) const;
+  int UnitOf(int64_t row) const;
+
+  std::shared_ptr<arrow::fs::FileSystem> fs_;
+  KeySpec spec_;
+  std::vector<DataFile> files_;
+  std::vector<int> key_fields_;
+  std::vector<Unit> units_;
+  Tuning tuning_;
+  int64_t buckets_ = 1;
+  uint64_t tag_mask_ = 0;
+  int64_t expected_keys_ = 0;                   // sizes the first table
+  std::vector<std::unique_ptr<Table>> tables_;  // the last takes inserts
+  std::unique_ptr<UnitKeyCache> cache_;
+  int64_t size_ = 0;
+};
+
+}  // namespace thund::engine::keyed
