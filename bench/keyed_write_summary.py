@@ -2,17 +2,27 @@
 bench/README.md: per (rows, files, scenario) the median wall time and peak RSS of
 each engine, and thund's speed-up over the DuckDB anti-join: the median of the
 per-repetition ratios (the engines alternate, so a repetition's two runs saw
-about the same machine load)."""
+about the same machine load). --since TIME_UTC keeps the runs from then on."""
 import csv
 import statistics
 import sys
 from collections import defaultdict
 
-path = sys.argv[1] if len(sys.argv) > 1 else "bench/results/keyed_write.csv"
+# Usage: keyed_write_summary.py [CSV] [--since TIME_UTC]  (rows measured at or
+# after TIME_UTC only, e.g. the runs of the current code)
+args = [a for a in sys.argv[1:] if not a.startswith("--since")]
+since = ""
+for i, a in enumerate(sys.argv):
+    if a == "--since" and i + 1 < len(sys.argv):
+        since = sys.argv[i + 1]
+        args.remove(since)
+path = args[0] if args else "bench/results/keyed_write.csv"
 runs = defaultdict(list)
 for row in csv.DictReader(open(path)):
     if row["rows_written"] == "-1":
         continue  # failed or not run: listed in the CSV's note column
+    if row["time_utc"] < since:
+        continue
     runs[(int(row["rows"]), int(row["files"]), row["scenario"], row["engine"])].append(row)
 
 def cell(key):
