@@ -202,6 +202,15 @@ arrow::Status KeyedWriteFilter::UseSourceRows(std::shared_ptr<arrow::fs::FileSys
   return arrow::Status::OK();
 }
 
+arrow::Status KeyedWriteFilter::ExcludeWrittenAsBytes(const EncodedKeys& keys,
+                                                     uint8_t* candidate) const {
+  if (written_->size() == 0) return arrow::Status::OK();
+  std::vector<uint8_t> as_bytes(static_cast<size_t>(keys.length), 0);
+  written_->Contains(keys, as_bytes.data());
+  for (int64_t i = 0; i < keys.length; ++i) candidate[i] = candidate[i] && !as_bytes[i];
+  return arrow::Status::OK();
+}
+
 arrow::Status KeyedWriteFilter::NoteForAll(const arrow::RecordBatch& batch,
                                            const std::string& where) {
   if (options_.duplicates != Duplicates::kAll) return arrow::Status::OK();
@@ -219,7 +228,8 @@ arrow::Status KeyedWriteFilter::NoteForAll(const arrow::RecordBatch& batch,
 }
 
 arrow::Result<KeyedWriteFilter::WriteSplit> KeyedWriteFilter::FilterForWrite(
-    const arrow::RecordBatch& batch, bool target_checked, const std::string& where) {
+    const arrow::RecordBatch& batch, bool target_checked, const std::string& where,
+    const std::vector<int64_t>* source_rows) {
   ARROW_ASSIGN_OR_RAISE(auto indices, spec_.Resolve(*batch.schema(), where));
   EncodedKeys keys;
   ARROW_RETURN_NOT_OK(Encode(Columns(batch, indices), where, &keys));
@@ -243,7 +253,22 @@ arrow::Result<KeyedWriteFilter::WriteSplit> KeyedWriteFilter::FilterForWrite(
   WriteSplit split;
   std::vector<uint8_t> later(n, 0);
   int64_t now = 0, deferred = 0;
-  if (options_.duplicates == Duplicates::kFirst) {
+  if (options_.duplicates == Duplicates::kFirst && written_rows_ != nullptr &&
+      source_rows != nullptr && source_rows->size() == n) {
+    // Numbered source rows: claimed in the row index (keys held as bytes, from
+    // rows without numbers, count as written too).
+    std::vector<uint8_t> first(n, 0);
+    ARROW_RETURN_NOT_OK(ExcludeWrittenAsBytes(keys, keep.data()));
+    ARROW_RETURN_NOT_OK(
+        written_rows_->InsertIfAbsent(keys, source_rows->data(), keep.data(), first.data()));
+    int64_t dups = 0;
+    for (size_t i = 0; i < n; ++i) {
+      dups += keep[i] && !first[i];
+      keep[i] = first[i];
+      now += keep[i];
+    }
+    skipped_duplicate_ += dups;
+  } else if (options_.duplicates == Duplicates::kFirst) {
     int64_t dups = 0;
     if (written_rows_ != nullptr && written_rows_->size() > 0) {
       // Written earlier in this run, from rows of known numbers.
@@ -292,13 +317,9 @@ arrow::Result<int64_t> KeyedWriteFilter::ClaimRows(const arrow::RecordBatch& key
   writable->assign(n, 0);
   int64_t count = 0;
   if (options_.duplicates == Duplicates::kFirst && written_rows_ != nullptr && first_row >= 0) {
-    // Keys FilterForWrite wrote (held as bytes) count as written too.
+    // Keys written from rows without numbers (held as bytes) count as written too.
     std::vector<uint8_t> candidate(n, 1);
-    if (written_->size() > 0) {
-      std::vector<uint8_t> as_bytes(n, 0);
-      written_->Contains(keys, as_bytes.data());
-      for (size_t i = 0; i < n; ++i) candidate[i] = !as_bytes[i];
-    }
+    ARROW_RETURN_NOT_OK(ExcludeWrittenAsBytes(keys, candidate.data()));
     ARROW_RETURN_NOT_OK(
         written_rows_->InsertIfAbsent(keys, first_row, candidate.data(), writable->data()));
     for (size_t i = 0; i < n; ++i) count += (*writable)[i];

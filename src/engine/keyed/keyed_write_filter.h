@@ -90,7 +90,8 @@ class KeyedWriteFilter {
   void ExpectNewKeys(int64_t new_keys);
 
   // Keys written in this run that come from Parquet source rows of known
-  // numbers (ClaimRows with `first_row`) are then held as row numbers of
+  // numbers (ClaimRows with `first_row`, FilterForWrite with `source_rows`)
+  // are then held as row numbers of
   // `files` (a RowKeyIndex over `units`, key column `key_fields[f]` of file f)
   // instead of copies of their bytes. Applies to an exact single string key
   // with duplicates=first; otherwise (or when a file cannot be scanned so) it
@@ -108,9 +109,11 @@ class KeyedWriteFilter {
     std::shared_ptr<arrow::RecordBatch> deferred;  // duplicates=all: the final file
   };
   // Write side (see the header comment). `target_checked` = every row already
-  // went through DropExisting (skips a second lookup). One thread, output order.
+  // went through DropExisting (skips a second lookup). `source_rows`: the rows'
+  // numbers in the source (UseSourceRows), when known. One thread, output order.
   arrow::Result<WriteSplit> FilterForWrite(const arrow::RecordBatch& batch, bool target_checked,
-                                           const std::string& where);
+                                           const std::string& where,
+                                           const std::vector<int64_t>* source_rows = nullptr);
 
   // Write side, for rows whose payload has not been read yet: claims the rows
   // of `keys` (key columns found by name, as in FilterForWrite; every key
@@ -139,6 +142,8 @@ class KeyedWriteFilter {
                        const std::string& where, EncodedKeys* keys) const;
   arrow::Status CheckNulls(const EncodedKeys& keys, const std::string& where,
                            int64_t first_row) const;
+  // candidate[i] = 0 for keys in the written set held as bytes.
+  arrow::Status ExcludeWrittenAsBytes(const EncodedKeys& keys, uint8_t* candidate) const;
 
   KeyedWriteOptions options_;
   KeySpec spec_;

@@ -205,8 +205,16 @@ arrow::Result<bool> RowKeyIndex::Matches(int64_t row, const EncodedKeys& keys, i
                                          const Batch& batch,
                                          std::shared_ptr<const UnitKeys>* unit_keys, int64_t* lo,
                                          int64_t* hi) const {
-  if (batch.keys != nullptr && row >= batch.first_row && row < batch.end_row) {
-    return batch.keys->bytes[row - batch.first_row] == keys.bytes[k];
+  if (batch.keys != nullptr) {  // a row added earlier in this batch: its key is at hand
+    int64_t j = -1;
+    if (batch.rows == nullptr) {
+      if (row >= batch.first_row && row < batch.first_row + batch.added) j = row - batch.first_row;
+    } else {
+      const int64_t* end = batch.rows + batch.added;
+      const int64_t* at = std::lower_bound(batch.rows, end, row);
+      if (at != end && *at == row) j = at - batch.rows;
+    }
+    if (j >= 0) return batch.keys->bytes[j] == keys.bytes[k];
   }
   if (row < *lo || row >= *hi) {
     const int u = UnitOf(row);
@@ -292,6 +300,17 @@ arrow::Status RowKeyIndex::Lookup(const EncodedKeys& keys, uint8_t* out) const {
 
 arrow::Status RowKeyIndex::InsertIfAbsent(const EncodedKeys& keys, int64_t first_row,
                                           const uint8_t* mask, uint8_t* first) {
+  return InsertIfAbsentImpl(keys, first_row, nullptr, mask, first);
+}
+
+arrow::Status RowKeyIndex::InsertIfAbsent(const EncodedKeys& keys, const int64_t* rows,
+                                          const uint8_t* mask, uint8_t* first) {
+  return InsertIfAbsentImpl(keys, 0, rows, mask, first);
+}
+
+arrow::Status RowKeyIndex::InsertIfAbsentImpl(const EncodedKeys& keys, int64_t first_row,
+                                              const int64_t* rows, const uint8_t* mask,
+                                              uint8_t* first) {
   const int64_t n = keys.length;
   std::fill(first, first + n, 0);
   int64_t adding = 0;
@@ -303,7 +322,7 @@ arrow::Status RowKeyIndex::InsertIfAbsent(const EncodedKeys& keys, int64_t first
     AddTable(std::max({4 * size_, 2 * adding, int64_t{1} << 16}));
   }
   Table* last = tables_.back().get();
-  Batch batch{&keys, first_row, first_row + n};
+  Batch batch{&keys, rows, first_row, 0};
   std::shared_ptr<const UnitKeys> unit_keys;
   int64_t lo = 0, hi = 0;
   for (int64_t i = 0; i < n + kPrefetchAhead; ++i) {
@@ -314,14 +333,15 @@ arrow::Status RowKeyIndex::InsertIfAbsent(const EncodedKeys& keys, int64_t first
       }
     }
     const int64_t k = i - kPrefetchAhead;
-    if (k < 0 || keys.is_null[k] || (mask != nullptr && !mask[k])) continue;
-    // Rows of this batch count only once added (earlier rows of the batch).
-    batch.end_row = first_row + k;
+    if (k < 0) continue;
+    batch.added = k;  // rows of this batch before k may be in the index already
+    if (keys.is_null[k] || (mask != nullptr && !mask[k])) continue;
     ARROW_ASSIGN_OR_RAISE(bool present,
                           AnyMatch(keys, k, nullptr, batch, &unit_keys, &lo, &hi));
     if (present) continue;
+    const int64_t row = rows != nullptr ? rows[k] : first_row + k;
     Shard& s = const_cast<Shard&>(ShardFor(*last, keys.hash[k]));
-    s.Add(keys.hash[k], SlotValue(keys.w0[k], first_row + k));
+    s.Add(keys.hash[k], SlotValue(keys.w0[k], row));
     ++last->size;
     ++size_;
     first[k] = 1;

@@ -100,9 +100,12 @@ class RowKeyIndex final : public KeyLookup {
   // For each row i of `keys` with mask[i] != 0 (all rows when null) and a key,
   // in order: first[i] = 1 and the key is added as row `first_row + i` when it
   // was not present (also not earlier in this batch), else first[i] = 0. Rows
-  // not considered get 0. REQUIRES: rows first_row.. are the rows of `keys`,
-  // in one unit, and keys.bytes holds their keys.
+  // not considered get 0. REQUIRES: keys.bytes holds the keys of those rows
+  // (in the files), which were never added before.
   arrow::Status InsertIfAbsent(const EncodedKeys& keys, int64_t first_row, const uint8_t* mask,
+                               uint8_t* first);
+  // Same, for rows numbered rows[i] (ascending).
+  arrow::Status InsertIfAbsent(const EncodedKeys& keys, const int64_t* rows, const uint8_t* mask,
                                uint8_t* first);
 
   int64_t size() const override { return size_; }
@@ -119,15 +122,19 @@ class RowKeyIndex final : public KeyLookup {
     int64_t slot;  // first slot of its shard in `table` whose tag matches
     int64_t row;   // the row in that slot
   };
-  // Rows of the batch being inserted, whose keys are at hand.
+  // The batch being inserted: its rows 0..added-1 may be in the index, and
+  // their keys are at hand. Row i is number rows[i], or first_row + i.
   struct Batch {
     const EncodedKeys* keys = nullptr;
+    const int64_t* rows = nullptr;
     int64_t first_row = 0;
-    int64_t end_row = 0;  // rows first_row..end_row-1 are in the index
+    int64_t added = 0;
   };
 
   RowKeyIndex() = default;
   void AddTable(int64_t keys);
+  arrow::Status InsertIfAbsentImpl(const EncodedKeys& keys, int64_t first_row,
+                                   const int64_t* rows, const uint8_t* mask, uint8_t* first);
   uint64_t TagOf(uint64_t w0) const;
   uint64_t SlotValue(uint64_t w0, int64_t row) const;
   const Shard& ShardFor(const Table& t, uint64_t hash) const;

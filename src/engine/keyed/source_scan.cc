@@ -115,8 +115,19 @@ arrow::Result<bool> ScanFilteredUnit(DataFileReader& reader, const Source& sourc
   }
   auto rows = arrow::RecordBatch::Make(arrow::schema(fields), kept, std::move(columns));
   ARROW_ASSIGN_OR_RAISE(rows, Conform(rows, *source.schema, where));
+  std::vector<int64_t> numbers;  // of the kept rows in the source
+  if (u.first_row >= 0) {
+    numbers.reserve(static_cast<size_t>(kept));
+    for (size_t i = 0; i < keep.size(); ++i) {
+      if (keep[i]) numbers.push_back(u.first_row + static_cast<int64_t>(i));
+    }
+  }
   for (int64_t off = 0; off < rows->num_rows(); off += batch_size) {
     out->batches.push_back(rows->Slice(off, batch_size));
+    if (!numbers.empty()) {
+      const int64_t end = std::min(off + batch_size, rows->num_rows());
+      out->batch_rows.emplace_back(numbers.begin() + off, numbers.begin() + end);
+    }
   }
   return true;
 }

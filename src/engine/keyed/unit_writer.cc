@@ -23,9 +23,11 @@ bool UnitWriter::DeferAllNew(int file) const {
          schema->Equals(*written_schema_, /*check_metadata=*/false);
 }
 
-arrow::Status UnitWriter::WriteRows(const std::shared_ptr<arrow::RecordBatch>& batch) {
+arrow::Status UnitWriter::WriteRows(const std::shared_ptr<arrow::RecordBatch>& batch,
+                                    const std::vector<int64_t>* source_rows) {
   if (batch->num_rows() == 0) return arrow::Status::OK();
-  ARROW_ASSIGN_OR_RAISE(auto split, filter_->FilterForWrite(*batch, target_checked_, where_));
+  ARROW_ASSIGN_OR_RAISE(auto split,
+                        filter_->FilterForWrite(*batch, target_checked_, where_, source_rows));
   if (split.now->num_rows() > 0) ARROW_RETURN_NOT_OK(writer_->Write(split.now));
   if (split.deferred) deferred_.push_back(split.deferred);
   return arrow::Status::OK();
@@ -88,7 +90,10 @@ arrow::Status UnitWriter::ConsumeUnit(int64_t index, UnitRows rows) {
     }
   } else {
     if (file_qualifies_) ARROW_RETURN_NOT_OK(FlushPending());
-    for (const auto& b : rows.batches) ARROW_RETURN_NOT_OK(WriteRows(b));
+    for (size_t b = 0; b < rows.batches.size(); ++b) {
+      ARROW_RETURN_NOT_OK(WriteRows(rows.batches[b],
+                                    b < rows.batch_rows.size() ? &rows.batch_rows[b] : nullptr));
+    }
   }
   // The file's last unit: commit it whole if every unit qualified.
   const bool last_of_file =

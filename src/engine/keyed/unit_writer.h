@@ -43,8 +43,10 @@ class UnitWriter {
 
   // The rows of unit `index` of the source, in order.
   arrow::Status ConsumeUnit(int64_t index, UnitRows rows);
-  // A batch of output rows (FilterForWrite, then the writer).
-  arrow::Status WriteRows(const std::shared_ptr<arrow::RecordBatch>& batch);
+  // A batch of output rows (FilterForWrite, then the writer); `source_rows`:
+  // the rows' numbers in the source, when known (UnitRows::batch_rows).
+  arrow::Status WriteRows(const std::shared_ptr<arrow::RecordBatch>& batch,
+                          const std::vector<int64_t>* source_rows = nullptr);
 
   // duplicates=all: the rows held back for the final file.
   std::vector<std::shared_ptr<arrow::RecordBatch>>& deferred() { return deferred_; }
