@@ -293,7 +293,8 @@ TEST(UnitKeyCacheTest, DecodesOnceForConcurrentCallersAndReportsFailures) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     if (unit == 2) return arrow::Status::IOError("disk on fire");
     out->bytes = {'a', static_cast<char>('0' + unit)};
-    out->offsets = {0, 2};
+    out->begins = {0};
+    out->lengths = {2};
     return arrow::Status::OK();
   });
   std::vector<std::thread> threads;
@@ -316,15 +317,17 @@ TEST(UnitKeyCacheTest, EvictsLeastRecentlyUsedWithinBudget) {
   int calls = 0;
   UnitKeyCache cache(4, 3 * 64, 100, [&](int unit, UnitKeys* out) {
     ++calls;
-    out->bytes.assign(40, static_cast<char>('a' + unit));
+    out->bytes.assign(44, static_cast<char>('a' + unit));
     out->bytes.shrink_to_fit();
-    out->offsets = {0, 40};
-    out->offsets.shrink_to_fit();
+    out->begins = {0};
+    out->begins.shrink_to_fit();
+    out->lengths = {44};
+    out->lengths.shrink_to_fit();
     return arrow::Status::OK();
   });
   for (int u : {0, 1, 0, 2, 0, 3}) ASSERT_TRUE(cache.Get(u).ok());
-  // Each unit holds 40 + 16 bytes; the budget keeps 3, so 1 (least recently
-  // used) was evicted and 0 (used often) was not.
+  // Each unit holds 44 + 8 + 4 bytes; the budget keeps 3, so 1 (least
+  // recently used) was evicted and 0 (used often) was not.
   const int before = calls;
   ASSERT_TRUE(cache.Get(0).ok());
   EXPECT_EQ(calls, before);

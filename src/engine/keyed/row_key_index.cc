@@ -366,13 +366,32 @@ arrow::Status RowKeyIndex::DecodeUnit(int unit, UnitKeys* out) const {
   if (u.row_group >= reader->num_units() || reader->unit_rows(u.row_group) != u.rows) {
     return changed("row group " + std::to_string(u.row_group) + " is not as it was");
   }
-  out->offsets.reserve(static_cast<size_t>(u.rows) + 1);
+  out->begins.reserve(static_cast<size_t>(u.rows));
+  out->lengths.reserve(static_cast<size_t>(u.rows));
   ARROW_RETURN_NOT_OK(reader->ScanStringColumn(
       u.row_group, key_fields_[u.file], kKeyScanRows,
       [&](const std::string_view* values, const uint8_t* is_null, int64_t n) {
+        // Keys of a plain-encoded page lie one after the other, 4 length bytes
+        // apart: then the whole run is copied at once.
+        bool one_piece = n > 0;
+        for (int64_t i = 0; i < n && one_piece; ++i) {
+          one_piece = !is_null[i] && (i == 0 || values[i].data() == values[i - 1].data() +
+                                                                       values[i - 1].size() + 4);
+        }
+        if (one_piece) {
+          const int64_t base = static_cast<int64_t>(out->bytes.size());
+          const char* start = values[0].data();
+          out->bytes.insert(out->bytes.end(), start, values[n - 1].data() + values[n - 1].size());
+          for (int64_t i = 0; i < n; ++i) {
+            out->begins.push_back(base + (values[i].data() - start));
+            out->lengths.push_back(static_cast<uint32_t>(values[i].size()));
+          }
+          return arrow::Status::OK();
+        }
         for (int64_t i = 0; i < n; ++i) {
+          out->begins.push_back(static_cast<int64_t>(out->bytes.size()));
+          out->lengths.push_back(is_null[i] ? 0 : static_cast<uint32_t>(values[i].size()));
           if (!is_null[i]) out->bytes.insert(out->bytes.end(), values[i].begin(), values[i].end());
-          out->offsets.push_back(static_cast<int64_t>(out->bytes.size()));
         }
         return arrow::Status::OK();
       }));

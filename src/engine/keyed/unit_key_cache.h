@@ -27,20 +27,23 @@
 
 namespace thund::engine::keyed {
 
-// The keys of one unit, row by row.
+// The keys of one unit, row by row: key i is bytes[begins[i], + lengths[i]).
+// (Keys need not be adjacent: a Parquet page's keys are copied in one piece,
+// with the 4-byte lengths between them.)
 struct UnitKeys {
-  std::vector<int64_t> offsets{0};  // key i is bytes[offsets[i], offsets[i + 1])
+  std::vector<int64_t> begins;
+  std::vector<uint32_t> lengths;
   std::vector<char> bytes;
 
-  int64_t rows() const { return static_cast<int64_t>(offsets.size()) - 1; }
-  std::string_view At(int64_t i) const {
-    return {bytes.data() + offsets[i], static_cast<size_t>(offsets[i + 1] - offsets[i])};
-  }
+  int64_t rows() const { return static_cast<int64_t>(lengths.size()); }
+  std::string_view At(int64_t i) const { return {bytes.data() + begins[i], lengths[i]}; }
   int64_t MemoryBytes() const {
-    return static_cast<int64_t>(offsets.capacity() * sizeof(int64_t) + bytes.capacity());
+    return static_cast<int64_t>(begins.capacity() * sizeof(int64_t) +
+                                lengths.capacity() * sizeof(uint32_t) + bytes.capacity());
   }
   void Clear() {
-    offsets.assign(1, 0);
+    begins.clear();
+    lengths.clear();
     bytes.clear();
   }
 };
