@@ -77,6 +77,15 @@ const RowKeyIndex::Shard& RowKeyIndex::ShardFor(const Table& t, uint64_t hash) c
   return *t.ptrs[ShardOf(hash, static_cast<uint32_t>(t.ptrs.size()))];
 }
 
+// Starts loading the slot where a key with this hash is looked for first, in
+// every table.
+void RowKeyIndex::PrefetchHome(uint64_t hash) const {
+  for (const auto& t : tables_) {
+    const Shard& s = ShardFor(*t, hash);
+    __builtin_prefetch(&s.slots[hash & s.mask]);
+  }
+}
+
 void RowKeyIndex::AddTable(int64_t keys) {
   // Every shard presized for its expected share plus 6 standard deviations.
   const int64_t per = keys / buckets_ + 1;
@@ -260,12 +269,7 @@ arrow::Status RowKeyIndex::Lookup(const EncodedKeys& keys, uint8_t* out) const {
   thread_local std::vector<Candidate> candidates;
   candidates.clear();
   for (int64_t i = 0; i < n + kPrefetchAhead; ++i) {
-    if (i < n) {
-      for (const auto& t : tables_) {
-        const Shard& s = ShardFor(*t, keys.hash[i]);
-        __builtin_prefetch(&s.slots[keys.hash[i] & s.mask]);
-      }
-    }
+    if (i < n) PrefetchHome(keys.hash[i]);
     const int64_t k = i - kPrefetchAhead;
     if (k < 0 || keys.is_null[k]) continue;
     const uint64_t tag = TagOf(keys.w0[k]);
@@ -326,12 +330,7 @@ arrow::Status RowKeyIndex::InsertIfAbsentImpl(const EncodedKeys& keys, int64_t f
   std::shared_ptr<const UnitKeys> unit_keys;
   int64_t lo = 0, hi = 0;
   for (int64_t i = 0; i < n + kPrefetchAhead; ++i) {
-    if (i < n) {
-      for (const auto& t : tables_) {
-        const Shard& s = ShardFor(*t, keys.hash[i]);
-        __builtin_prefetch(&s.slots[keys.hash[i] & s.mask]);
-      }
-    }
+    if (i < n) PrefetchHome(keys.hash[i]);
     const int64_t k = i - kPrefetchAhead;
     if (k < 0) continue;
     batch.added = k;  // rows of this batch before k may be in the index already

@@ -138,6 +138,7 @@ class RowKeyIndex final : public KeyLookup {
   uint64_t TagOf(uint64_t w0) const;
   uint64_t SlotValue(uint64_t w0, int64_t row) const;
   const Shard& ShardFor(const Table& t, uint64_t hash) const;
+  void PrefetchHome(uint64_t hash) const;
   // Adds every non-NULL key of `keys` as row first_row + i (no check). Safe
   // from several threads (shard locks).
   void AddAll(const EncodedKeys& keys, int64_t first_row,
