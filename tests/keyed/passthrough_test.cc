@@ -119,7 +119,8 @@ TEST_F(PassthroughTest, RepeatedKeysAcrossWholeAndPartialUnitsKeepTheFirstRowOnl
     if (f == 6) url = "CASE WHEN i < 200 THEN 'https://y/' || (25 + i % 25) ELSE " + url + " END";
     if (f == 3) url = "CASE WHEN i = 5 THEN '' ELSE " + url + " END";
     oracle_.Exec("COPY (SELECT " + seq + " AS seq, " + url + " AS url FROM range(400) t(i)) TO '" +
-                 src + "/part-" + std::to_string(f) + ".parquet' (FORMAT parquet, ROW_GROUP_SIZE 100)");
+                 src + "/part-" + std::to_string(f) +
+                 ".parquet' (FORMAT parquet, ROW_GROUP_SIZE 100)");
   }
   const std::string dst = dir_ / "dst";
   std::filesystem::create_directories(dst);
@@ -129,9 +130,9 @@ TEST_F(PassthroughTest, RepeatedKeysAcrossWholeAndPartialUnitsKeepTheFirstRowOnl
   o.keyed.batch_size = 37;
   CopyRun run = Copy(o);
   ASSERT_TRUE(run.result.ok()) << run.result.status().ToString();
-  const std::string first_rows =
-      "SELECT * FROM read_parquet('" + src + "/*.parquet') s WHERE s.url NOT IN (SELECT url FROM '" +
-      dst + "/old.parquet') QUALIFY seq = min(seq) OVER (PARTITION BY url)";
+  const std::string first_rows = "SELECT * FROM read_parquet('" + src +
+                                 "/*.parquet') s WHERE s.url NOT IN (SELECT url FROM '" + dst +
+                                 "/old.parquet') QUALIFY seq = min(seq) OVER (PARTITION BY url)";
   EXPECT_EQ(oracle_.Diff("SELECT * FROM '" + dst + "/old.parquet' UNION ALL " + first_rows,
                          ReadTarget(dst)),
             "");

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <random>
 #include <set>
 #include <thread>
@@ -24,8 +25,8 @@ using testing::Oracle;
 using testing::ScratchDir;
 
 KeySpec UrlSpec(KeyMatch match = KeyMatch::kExact) {
-  auto spec = KeySpec::Make(*arrow::schema({arrow::field("url", arrow::utf8())}), {"url"}, match,
-                            "test");
+  auto spec =
+      KeySpec::Make(*arrow::schema({arrow::field("url", arrow::utf8())}), {"url"}, match, "test");
   EXPECT_TRUE(spec.ok()) << spec.status().ToString();
   return *spec;
 }
@@ -34,7 +35,8 @@ KeySpec UrlSpec(KeyMatch match = KeyMatch::kExact) {
 // long prefixes with target keys), NULLs; shuffled unless `in_order`.
 std::vector<std::optional<std::string>> Probes(int64_t rows, bool in_order) {
   std::vector<std::optional<std::string>> out;
-  for (int64_t i = 0; i < rows; i += 3) out.push_back("https://site/" + std::to_string(i % 997) + "/a" + std::to_string(i));
+  for (int64_t i = 0; i < rows; i += 3)
+    out.push_back("https://site/" + std::to_string(i % 997) + "/a" + std::to_string(i));
   for (int64_t i = 0; i < rows / 4; ++i) {
     out.push_back("https://site/" + std::to_string(i % 997) + "/a" + std::to_string(i) + "x");
     out.push_back("https://site/none/" + std::to_string(i));
@@ -59,8 +61,9 @@ class RowKeyIndexTest : public ::testing::Test {
       oracle_.Exec("COPY (SELECT CASE WHEN i % 50 = 49 THEN NULL WHEN i = " +
                    std::to_string(begin) + " AND " + std::to_string(f) +
                    " = 1 THEN '' ELSE 'https://site/' || (i % 997) || '/a' || i END AS url, i AS "
-                   "id FROM range(" + std::to_string(begin) + ", " + std::to_string(end) +
-                   ") t(i)) TO '" + dir_ / ("t/part-" + std::to_string(f) + ".parquet") +
+                   "id FROM range(" +
+                   std::to_string(begin) + ", " + std::to_string(end) + ") t(i)) TO '" +
+                   dir_ / ("t/part-" + std::to_string(f) + ".parquet") +
                    "' (FORMAT parquet, ROW_GROUP_SIZE 700)");
     }
     expected_ = {};
@@ -72,11 +75,12 @@ class RowKeyIndexTest : public ::testing::Test {
       const auto& column = static_cast<const arrow::StringArray&>(*chunk);
       for (int64_t i = 0; i < column.length(); ++i) expected_.insert(column.GetString(i));
     }
-    non_null_rows_ = oracle_.Int("SELECT count(url) FROM read_parquet('" + dir_ / "t/*.parquet" + "')");
+    non_null_rows_ =
+        oracle_.Int("SELECT count(url) FROM read_parquet('" + dir_ / "t/*.parquet" + "')");
   }
 
   arrow::Result<std::unique_ptr<RowKeyIndex>> Build(const RowKeyIndex::Tuning& tuning,
-                                                       int64_t buckets = 4) {
+                                                    int64_t buckets = 4) {
     ARROW_ASSIGN_OR_RAISE(auto files, ListTargetFiles(*fs_, dir_ / "t"));
     std::vector<std::unique_ptr<DataFileReader>> readers;
     std::vector<int> fields;
@@ -87,10 +91,11 @@ class RowKeyIndexTest : public ::testing::Test {
       readers.push_back(std::move(r));
     }
     RowKeyIndex::BuildStats stats;
-    ARROW_ASSIGN_OR_RAISE(auto index,
-                          RowKeyIndex::Build(fs_, UrlSpec(), files, fields, std::move(readers),
-                                                buckets, 2, &stats, tuning));
-    EXPECT_EQ(stats.rows, oracle_.Int("SELECT count(*) FROM read_parquet('" + dir_ / "t/*.parquet" + "')"));
+    ARROW_ASSIGN_OR_RAISE(
+        auto index, RowKeyIndex::Build(fs_, UrlSpec(), files, fields, std::move(readers), buckets,
+                                       2, &stats, tuning));
+    EXPECT_EQ(stats.rows,
+              oracle_.Int("SELECT count(*) FROM read_parquet('" + dir_ / "t/*.parquet" + "')"));
     EXPECT_EQ(index->size(), non_null_rows_);
     return index;
   }
@@ -108,7 +113,8 @@ class RowKeyIndexTest : public ::testing::Test {
         if (!is_null[i]) views[i] = *probes[at + i];
       }
       EncodedKeys keys;
-      ASSERT_TRUE(EncodeViews(spec, views.data(), is_null.data(), static_cast<int64_t>(n), &keys).ok());
+      ASSERT_TRUE(
+          EncodeViews(spec, views.data(), is_null.data(), static_cast<int64_t>(n), &keys).ok());
       std::vector<uint8_t> out(n, 7);
       auto st = index.Lookup(keys, out.data());
       ASSERT_TRUE(st.ok()) << st.ToString();
@@ -164,7 +170,9 @@ TEST_F(RowKeyIndexTest, AnEmptyCacheBudgetStaysExactAndStopsEvictingWhenLookupsJ
   EXPECT_TRUE(stats.keeps_all);
   // Bounded (unit_key_cache.h): each unit once, max_redecodes (units / 4 + 16)
   // + 1 re-decodes, then each unit evicted by then once more.
-  const int64_t units = oracle_.Int("SELECT count(DISTINCT (file_name, row_group_id)) FROM parquet_metadata('" + dir_ / "t/*.parquet" + "')");
+  const int64_t units =
+      oracle_.Int("SELECT count(DISTINCT (file_name, row_group_id)) FROM parquet_metadata('" +
+                  dir_ / "t/*.parquet" + "')");
   EXPECT_GT(units, 3);
   EXPECT_LE(stats.decodes, 2 * units + units / 4 + 17);
 }
@@ -199,7 +207,8 @@ TEST_F(RowKeyIndexTest, AFileThatChangesUnderTheIndexIsAnErrorNotAWrongAnswer) {
   ASSERT_TRUE(EncodeViews(spec, &key, &is_null, 1, &keys).ok());
   auto st = index->Lookup(keys, &out);
   ASSERT_FALSE(st.ok());
-  EXPECT_NE(st.message().find("changed while the keyed write ran"), std::string::npos) << st.ToString();
+  EXPECT_NE(st.message().find("changed while the keyed write ran"), std::string::npos)
+      << st.ToString();
   EXPECT_NE(st.message().find("part-0.parquet"), std::string::npos) << st.ToString();
 }
 
@@ -211,7 +220,8 @@ TEST_F(RowKeyIndexTest, LoadTargetKeysIndexesOnlyExactSingleStringKeysInParquet)
   ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
   EXPECT_TRUE(loaded->indexed);
   EXPECT_EQ(loaded->keys, non_null_rows_);
-  EXPECT_EQ(loaded->null_rows, oracle_.Int("SELECT count(*) FROM read_parquet('" + dir_ / "t/*.parquet" + "') WHERE url IS NULL"));
+  EXPECT_EQ(loaded->null_rows, oracle_.Int("SELECT count(*) FROM read_parquet('" +
+                                           dir_ / "t/*.parquet" + "') WHERE url IS NULL"));
 
   auto hashed = LoadTargetKeys(fs_, dir_ / "t", UrlSpec(KeyMatch::kHash), options);
   ASSERT_TRUE(hashed.ok()) << hashed.status().ToString();
@@ -223,6 +233,26 @@ TEST_F(RowKeyIndexTest, LoadTargetKeysIndexesOnlyExactSingleStringKeysInParquet)
   ASSERT_TRUE(mixed.ok()) << mixed.status().ToString();
   EXPECT_FALSE(mixed->indexed);  // a CSV file: keys go into a KeySet
   EXPECT_EQ(mixed->keys, static_cast<int64_t>(expected_.size()));
+}
+
+TEST_F(RowKeyIndexTest, ACorruptTargetFileFailsTheLoadNamingIt) {
+  const std::string path = dir_ / "t/part-1.parquet";
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(40);
+    const std::string garbage(200, '\xa7');
+    f.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+  }
+  KeyedWriteOptions options;
+  options.keys = {"url"};
+  options.threads = 2;
+  auto loaded = LoadTargetKeys(fs_, dir_ / "t", UrlSpec(), options);
+  ASSERT_FALSE(loaded.ok());
+  const std::string message = loaded.status().message();
+  EXPECT_NE(message.find("loading the target's keys"), std::string::npos) << message;
+  EXPECT_NE(message.find("'" + path + "'"), std::string::npos) << message;
+  EXPECT_NE(message.find("row group"), std::string::npos) << message;
+  EXPECT_NE(message.find("repair that file or move it away"), std::string::npos) << message;
 }
 
 // The set of keys a run writes (InsertIfAbsent): rows of the files in order,
@@ -253,9 +283,9 @@ TEST_F(RowKeyIndexTest, InsertIfAbsentMatchesASetOracle) {
     tuning.tag_bits = tag_bits;
     tuning.cache_budget_bytes = 30000;
     std::unique_ptr<RowKeyIndex> index;
-    KEYED_ASSERT_OK_AND_ASSIGN(index, RowKeyIndex::Make(fs_, UrlSpec(), files, fields, units,
-                                                        /*buckets=*/2, /*expected_keys=*/100,
-                                                        tuning));
+    KEYED_ASSERT_OK_AND_ASSIGN(index,
+                               RowKeyIndex::Make(fs_, UrlSpec(), files, fields, units,
+                                                 /*buckets=*/2, /*expected_keys=*/100, tuning));
     std::set<std::string> seen;
     const KeySpec spec = UrlSpec();
     for (const auto& unit : units) {

@@ -88,13 +88,13 @@ arrow::Result<std::unique_ptr<KeyedWriteFilter>> KeyedWriteFilter::Make(
     const double per_key = target.keys > 0 ? static_cast<double>(target.memory_bytes) /
                                                  static_cast<double>(target.keys)
                                            : 0.0;
-    std::string msg = "loaded " + std::to_string(target.keys) + " keys [" + spec.ToString() +
-                      "] from " + std::to_string(target.files) + " files of '" + target_dir +
-                      "' in " + Fixed(target.seconds, 2) + " s; " +
-                      (target.indexed ? "row index (keys confirmed from the target's files) "
-                                      : "key set ") +
-                      std::to_string(target.memory_bytes) + " bytes (" + Fixed(per_key, 1) +
-                      " bytes/key, " + std::to_string(options.EffectiveBuckets()) + " buckets)";
+    std::string msg =
+        "loaded " + std::to_string(target.keys) + " keys [" + spec.ToString() + "] from " +
+        std::to_string(target.files) + " files of '" + target_dir + "' in " +
+        Fixed(target.seconds, 2) + " s; " +
+        (target.indexed ? "row index (keys confirmed from the target's files) " : "key set ") +
+        std::to_string(target.memory_bytes) + " bytes (" + Fixed(per_key, 1) + " bytes/key, " +
+        std::to_string(options.EffectiveBuckets()) + " buckets)";
     if (target.null_rows > 0) {
       msg += "; " + std::to_string(target.null_rows) + " target rows with a NULL key ignored";
     }
@@ -181,9 +181,9 @@ void KeyedWriteFilter::ExpectNewKeys(int64_t new_keys) {
 }
 
 arrow::Status KeyedWriteFilter::UseSourceRows(std::shared_ptr<arrow::fs::FileSystem> fs,
-                                             std::vector<DataFile> files,
-                                             std::vector<int> key_fields,
-                                             std::vector<RowKeyIndex::Unit> units) {
+                                              std::vector<DataFile> files,
+                                              std::vector<int> key_fields,
+                                              std::vector<RowKeyIndex::Unit> units) {
   if (options_.duplicates != Duplicates::kFirst || !IsSingleVariableKey(spec_) ||
       spec_.storage != KeyStorage::kBytes || files.empty()) {
     return arrow::Status::OK();
@@ -194,8 +194,7 @@ arrow::Status KeyedWriteFilter::UseSourceRows(std::shared_ptr<arrow::fs::FileSys
     if (!reader->ScansStrings(key_fields[f])) return arrow::Status::OK();
   }
   auto index = RowKeyIndex::Make(std::move(fs), spec_, std::move(files), std::move(key_fields),
-                                 std::move(units), options_.EffectiveBuckets(),
-                                 expected_new_keys_);
+                                 std::move(units), options_.EffectiveBuckets(), expected_new_keys_);
   if (!index.ok()) return arrow::Status::OK();  // too many rows to number: keep the KeySet
   written_rows_ = std::move(index).ValueUnsafe();
   written_ = KeySet::Make(spec_.storage, options_.EffectiveBuckets());  // unreserved: rarely used
@@ -203,7 +202,7 @@ arrow::Status KeyedWriteFilter::UseSourceRows(std::shared_ptr<arrow::fs::FileSys
 }
 
 arrow::Status KeyedWriteFilter::ExcludeWrittenAsBytes(const EncodedKeys& keys,
-                                                     uint8_t* candidate) const {
+                                                      uint8_t* candidate) const {
   if (written_->size() == 0) return arrow::Status::OK();
   std::vector<uint8_t> as_bytes(static_cast<size_t>(keys.length), 0);
   written_->Contains(keys, as_bytes.data());

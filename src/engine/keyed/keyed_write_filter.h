@@ -40,9 +40,9 @@
 
 #include "engine/keyed/key_set.h"
 #include "engine/keyed/key_spec.h"
-#include "engine/keyed/row_key_index.h"
 #include "engine/keyed/keyed_events.h"
 #include "engine/keyed/keyed_options.h"
+#include "engine/keyed/row_key_index.h"
 #include "engine/keyed/target_keys.h"
 
 namespace thund::engine::keyed {
@@ -148,7 +148,7 @@ class KeyedWriteFilter {
   KeyedWriteOptions options_;
   KeySpec spec_;
   TargetKeys target_;
-  std::unique_ptr<KeySet> written_;   // keys written in this run (duplicates=first)
+  std::unique_ptr<KeySet> written_;            // keys written in this run (duplicates=first)
   std::unique_ptr<RowKeyIndex> written_rows_;  // the same, as source rows (UseSourceRows)
   int64_t expected_new_keys_ = 0;
   std::unique_ptr<KeySet> seen_;      // duplicates=all pre-pass: keys seen once

@@ -49,8 +49,8 @@ arrow::Status RecyclingMemoryPool::Allocate(int64_t size, int64_t alignment, uin
   return arrow::Status::OK();
 }
 
-arrow::Status RecyclingMemoryPool::Reallocate(int64_t old_size, int64_t new_size,
-                                              int64_t alignment, uint8_t** ptr) {
+arrow::Status RecyclingMemoryPool::Reallocate(int64_t old_size, int64_t new_size, int64_t alignment,
+                                              uint8_t** ptr) {
   const int old_class = ClassOf(old_size, alignment);
   const int new_class = ClassOf(new_size, alignment);
   if (old_class < 0 && new_class < 0) {

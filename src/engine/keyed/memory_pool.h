@@ -54,7 +54,9 @@ class RecyclingMemoryPool final : public arrow::MemoryPool {
   int64_t max_memory() const override { return max_allocated_.load(); }
   int64_t total_bytes_allocated() const override { return total_.load(); }
   int64_t num_allocations() const override { return allocations_.load(); }
-  std::string backend_name() const override { return "recycling(" + backend_->backend_name() + ")"; }
+  std::string backend_name() const override {
+    return "recycling(" + backend_->backend_name() + ")";
+  }
 
   int64_t cached_bytes() const;
 

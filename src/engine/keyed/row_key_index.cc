@@ -144,9 +144,9 @@ arrow::Result<std::unique_ptr<RowKeyIndex>> RowKeyIndex::Build(
       rows += readers[f]->unit_rows(u);
     }
   }
-  ARROW_ASSIGN_OR_RAISE(auto index, Make(std::move(fs), spec, std::move(files),
-                                         std::move(key_fields), std::move(units), buckets, rows,
-                                         tuning));
+  ARROW_ASSIGN_OR_RAISE(auto index,
+                        Make(std::move(fs), spec, std::move(files), std::move(key_fields),
+                             std::move(units), buckets, rows, tuning));
   index->AddTable(rows);
   std::atomic<int64_t> read{0}, nulls{0};
   ARROW_RETURN_NOT_OK(ParallelFor(static_cast<int64_t>(readers.size()), threads, [&](int64_t f) {
@@ -165,7 +165,7 @@ arrow::Result<std::unique_ptr<RowKeyIndex>> RowKeyIndex::Build(
             nulls += keys.null_count;
             return arrow::Status::OK();
           });
-      if (!st.ok()) return st.WithMessage("file '", reader.file().path, "': ", st.message());
+      ARROW_RETURN_NOT_OK(st);  // names the file and row group
       if (done != unit.rows) {
         return arrow::Status::IOError("file '", reader.file().path, "' row group ", u, ": read ",
                                       done, " keys, its footer says ", unit.rows);
@@ -234,8 +234,8 @@ arrow::Result<bool> RowKeyIndex::Matches(int64_t row, const EncodedKeys& keys, i
   return (*unit_keys)->At(row - *lo) == keys.bytes[k];
 }
 
-arrow::Result<bool> RowKeyIndex::AnyMatch(const EncodedKeys& keys, int64_t k,
-                                          const Candidate* skip, const Batch& batch,
+arrow::Result<bool> RowKeyIndex::AnyMatch(const EncodedKeys& keys, int64_t k, const Candidate* skip,
+                                          const Batch& batch,
                                           std::shared_ptr<const UnitKeys>* unit_keys, int64_t* lo,
                                           int64_t* hi) const {
   const uint64_t hash = keys.hash[k], tag = TagOf(keys.w0[k]);
@@ -294,8 +294,8 @@ arrow::Status RowKeyIndex::Lookup(const EncodedKeys& keys, uint8_t* out) const {
       ARROW_ASSIGN_OR_RAISE(found, Matches(c.row, keys, c.key, none, &unit_keys, &lo, &hi));
     }
     if (!found) {  // rarely: another key with the same tag, or the overflow
-      ARROW_ASSIGN_OR_RAISE(found, AnyMatch(keys, c.key, c.table >= 0 ? &c : nullptr, none,
-                                            &unit_keys, &lo, &hi));
+      ARROW_ASSIGN_OR_RAISE(
+          found, AnyMatch(keys, c.key, c.table >= 0 ? &c : nullptr, none, &unit_keys, &lo, &hi));
     }
     out[c.key] = found ? 1 : 0;
   }
@@ -335,8 +335,7 @@ arrow::Status RowKeyIndex::InsertIfAbsentImpl(const EncodedKeys& keys, int64_t f
     if (k < 0) continue;
     batch.added = k;  // rows of this batch before k may be in the index already
     if (keys.is_null[k] || (mask != nullptr && !mask[k])) continue;
-    ARROW_ASSIGN_OR_RAISE(bool present,
-                          AnyMatch(keys, k, nullptr, batch, &unit_keys, &lo, &hi));
+    ARROW_ASSIGN_OR_RAISE(bool present, AnyMatch(keys, k, nullptr, batch, &unit_keys, &lo, &hi));
     if (present) continue;
     const int64_t row = rows != nullptr ? rows[k] : first_row + k;
     Shard& s = const_cast<Shard&>(ShardFor(*last, keys.hash[k]));
@@ -375,7 +374,7 @@ arrow::Status RowKeyIndex::DecodeUnit(int unit, UnitKeys* out) const {
         bool one_piece = n > 0;
         for (int64_t i = 0; i < n && one_piece; ++i) {
           one_piece = !is_null[i] && (i == 0 || values[i].data() == values[i - 1].data() +
-                                                                       values[i - 1].size() + 4);
+                                                                        values[i - 1].size() + 4);
         }
         if (one_piece) {
           const int64_t base = static_cast<int64_t>(out->bytes.size());

@@ -79,8 +79,8 @@ class RowKeyIndex final : public KeyLookup {
   // Invalid when the rows do not fit kMaxRows.
   static arrow::Result<std::unique_ptr<RowKeyIndex>> Make(
       std::shared_ptr<arrow::fs::FileSystem> fs, const KeySpec& spec, std::vector<DataFile> files,
-      std::vector<int> key_fields, std::vector<Unit> units, int64_t buckets,
-      int64_t expected_keys, const Tuning& tuning = {});
+      std::vector<int> key_fields, std::vector<Unit> units, int64_t buckets, int64_t expected_keys,
+      const Tuning& tuning = {});
 
   struct BuildStats {
     int64_t rows = 0;       // rows read
@@ -133,8 +133,8 @@ class RowKeyIndex final : public KeyLookup {
 
   RowKeyIndex() = default;
   void AddTable(int64_t keys);
-  arrow::Status InsertIfAbsentImpl(const EncodedKeys& keys, int64_t first_row,
-                                   const int64_t* rows, const uint8_t* mask, uint8_t* first);
+  arrow::Status InsertIfAbsentImpl(const EncodedKeys& keys, int64_t first_row, const int64_t* rows,
+                                   const uint8_t* mask, uint8_t* first);
   uint64_t TagOf(uint64_t w0) const;
   uint64_t SlotValue(uint64_t w0, int64_t row) const;
   const Shard& ShardFor(const Table& t, uint64_t hash) const;

@@ -163,8 +163,8 @@ arrow::Result<Source> OpenSource(const std::shared_ptr<arrow::fs::FileSystem>& f
   for (size_t f = 0; f < s.files.size(); ++f) {
     for (size_t u = 0; u < unit_rows[f].size(); ++u) {
       const int64_t rows = unit_rows[f][u];
-      s.units.push_back(SourceUnit{static_cast<int>(f), static_cast<int>(u),
-                                   rows < 0 ? -1 : s.known_rows, rows});
+      s.units.push_back(
+          SourceUnit{static_cast<int>(f), static_cast<int>(u), rows < 0 ? -1 : s.known_rows, rows});
       if (rows > 0) s.known_rows += rows;
     }
   }

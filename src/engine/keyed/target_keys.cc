@@ -30,8 +30,8 @@ arrow::Result<TargetKeys> LoadTargetKeys(const std::shared_ptr<arrow::fs::FileSy
 }
 
 arrow::Result<TargetKeys> LoadTargetKeys(const std::shared_ptr<arrow::fs::FileSystem>& fs,
-                                         const std::vector<std::string>& dirs,
-                                         const KeySpec& spec, const KeyedWriteOptions& options) {
+                                         const std::vector<std::string>& dirs, const KeySpec& spec,
+                                         const KeyedWriteOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   TargetKeys out;
   std::vector<DataFile> files;
@@ -63,18 +63,24 @@ arrow::Result<TargetKeys> LoadTargetKeys(const std::shared_ptr<arrow::fs::FileSy
   for (const auto& r : readers) expected += r->num_rows();
 
   // Phase 2, exact single string key in Parquet files: a RowKeyIndex.
-  bool indexable = !files.empty() && IsSingleVariableKey(spec) && spec.storage == KeyStorage::kBytes;
+  bool indexable =
+      !files.empty() && IsSingleVariableKey(spec) && spec.storage == KeyStorage::kBytes;
   for (size_t i = 0; indexable && i < files.size(); ++i) {
-    indexable = files[i].format == FileFormat::kParquet && readers[i]->ScansStrings(key_indices[i][0]);
+    indexable =
+        files[i].format == FileFormat::kParquet && readers[i]->ScansStrings(key_indices[i][0]);
   }
   if (indexable && expected <= RowKeyIndex::kMaxRows) {
     std::vector<int> key_fields;
     for (const auto& k : key_indices) key_fields.push_back(k[0]);
     RowKeyIndex::BuildStats stats;
-    ARROW_ASSIGN_OR_RAISE(auto index, RowKeyIndex::Build(fs, spec, files, std::move(key_fields),
-                                                           std::move(readers),
-                                                           options.EffectiveBuckets(), threads,
-                                                           &stats));
+    auto built = RowKeyIndex::Build(fs, spec, files, std::move(key_fields), std::move(readers),
+                                    options.EffectiveBuckets(), threads, &stats);
+    if (!built.ok()) {
+      return built.status().WithMessage(
+          "loading the target's keys: ", built.status().message(),
+          "; every file of the target must be readable: repair that file or move it away");
+    }
+    auto index = std::move(built).ValueUnsafe();
     out.rows = stats.rows;
     out.null_rows = stats.null_rows;
     out.set = std::move(index);

@@ -46,7 +46,7 @@ arrow::Result<TargetKeys> LoadTargetKeys(const std::shared_ptr<arrow::fs::FileSy
 // version and its keyed staging dir): the keys of all of them. The target
 // exists when any of them does.
 arrow::Result<TargetKeys> LoadTargetKeys(const std::shared_ptr<arrow::fs::FileSystem>& fs,
-                                         const std::vector<std::string>& dirs,
-                                         const KeySpec& spec, const KeyedWriteOptions& options);
+                                         const std::vector<std::string>& dirs, const KeySpec& spec,
+                                         const KeyedWriteOptions& options);
 
 }  // namespace thund::engine::keyed

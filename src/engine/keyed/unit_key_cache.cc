@@ -9,8 +9,7 @@ constexpr size_t kMaxSpares = 8;
 
 }  // namespace
 
-UnitKeyCache::UnitKeyCache(int units, int64_t budget_bytes, int64_t max_redecodes,
-                           DecodeFn decode)
+UnitKeyCache::UnitKeyCache(int units, int64_t budget_bytes, int64_t max_redecodes, DecodeFn decode)
     : budget_(budget_bytes),
       max_redecodes_(max_redecodes),
       decode_(std::move(decode)),

@@ -70,9 +70,9 @@ class UnitKeyCache {
  private:
   using Ready = std::shared_future<arrow::Result<std::shared_ptr<const UnitKeys>>>;
   struct Entry {
-    Ready ready;                        // valid while cached or being decoded
-    std::shared_ptr<UnitKeys> keys;     // owner, for reuse after eviction
-    std::list<int>::iterator lru;       // valid while `cached`
+    Ready ready;                     // valid while cached or being decoded
+    std::shared_ptr<UnitKeys> keys;  // owner, for reuse after eviction
+    std::list<int>::iterator lru;    // valid while `cached`
     bool cached = false;
     int64_t bytes = 0;
     int64_t times_decoded = 0;

@@ -77,8 +77,8 @@ arrow::Status UnitWriter::ConsumeUnit(int64_t index, UnitRows rows) {
   }
   if (rows.all_new_keys) {
     std::vector<uint8_t> writable;
-    ARROW_ASSIGN_OR_RAISE(int64_t n, filter_->ClaimRows(*rows.all_new_keys, where_, &writable,
-                                                        unit.first_row));
+    ARROW_ASSIGN_OR_RAISE(
+        int64_t n, filter_->ClaimRows(*rows.all_new_keys, where_, &writable, unit.first_row));
     if (n == rows.all_new_keys->num_rows() && file_qualifies_) {
       pending_.push_back(index);
       pending_rows_ += n;
@@ -91,8 +91,8 @@ arrow::Status UnitWriter::ConsumeUnit(int64_t index, UnitRows rows) {
   } else {
     if (file_qualifies_) ARROW_RETURN_NOT_OK(FlushPending());
     for (size_t b = 0; b < rows.batches.size(); ++b) {
-      ARROW_RETURN_NOT_OK(WriteRows(rows.batches[b],
-                                    b < rows.batch_rows.size() ? &rows.batch_rows[b] : nullptr));
+      ARROW_RETURN_NOT_OK(
+          WriteRows(rows.batches[b], b < rows.batch_rows.size() ? &rows.batch_rows[b] : nullptr));
     }
   }
   // The file's last unit: commit it whole if every unit qualified.

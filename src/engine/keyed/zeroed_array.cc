@@ -24,8 +24,8 @@ void* AllocateZeroed(size_t bytes) {
     // then replaces it and flushes every CPU's TLB: on this 2-vCPU VM those
     // IPIs were ~17% of a run's samples.) Huge pages are not asked for: their
     // first use in a VM can cost seconds per GiB, for a ~2% faster probe.
-    p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
-             -1, 0);
+    p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1,
+             0);
     if (p == MAP_FAILED) p = nullptr;
   }
   if (p == nullptr) throw std::bad_alloc();  // like std::vector: out of memory is fatal

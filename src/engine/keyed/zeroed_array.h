@@ -21,7 +21,8 @@ class ZeroedArray {
 
  public:
   ZeroedArray() = default;
-  explicit ZeroedArray(size_t n) : data_(static_cast<T*>(AllocateZeroed(n * sizeof(T)))), size_(n) {}
+  explicit ZeroedArray(size_t n)
+      : data_(static_cast<T*>(AllocateZeroed(n * sizeof(T)))), size_(n) {}
   ~ZeroedArray() { FreeZeroed(data_, size_ * sizeof(T)); }
   ZeroedArray(const ZeroedArray&) = delete;
   ZeroedArray& operator=(const ZeroedArray&) = delete;
