@@ -162,7 +162,7 @@ void RegisterCopy(CLI::App& app, int* exit_code) {
   c->add_option("--format", o->format, "output format: parquet, csv or json");
   c->add_option("--source-format", o->source_format,
                 "read sources as this format (default: by file extension)");
-  auto* b = c->add_option("--buckets", o->buckets, "shards of the key set (default 4 x threads)");
+  auto* b = c->add_option("--buckets", o->buckets, "shards of the key set (default: threads, rounded up to a power of two)");
   auto* t = c->add_option("--threads", o->threads, "worker threads (default: all cores)");
   auto* s = c->add_option("--batch-size", o->batch_size, "rows per filter batch (default 65536)");
   c->add_option("--duplicates", o->duplicates,
