@@ -48,7 +48,7 @@ struct KeyedWriteOptions {
   // Key columns, in order (one or more; names as in the rows being written).
   std::vector<std::string> keys;
   // Shards of the key set (each with its own lock and table).
-  // Unset = derived: the smallest power of two >= 4 x threads.
+  // Unset = derived: the smallest power of two >= threads.
   std::optional<int64_t> buckets;
   // Threads used to load target keys, read, filter and write. Unset = the machine's cores.
   std::optional<int64_t> threads;
