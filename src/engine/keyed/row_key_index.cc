@@ -338,7 +338,7 @@ arrow::Status RowKeyIndex::InsertIfAbsentImpl(const EncodedKeys& keys, int64_t f
     ARROW_ASSIGN_OR_RAISE(bool present, AnyMatch(keys, k, nullptr, batch, &unit_keys, &lo, &hi));
     if (present) continue;
     const int64_t row = rows != nullptr ? rows[k] : first_row + k;
-    Shard& s = const_cast<Shard&>(ShardFor(*last, keys.hash[k]));
+    Shard& s = *last->shards[ShardOf(keys.hash[k], static_cast<uint32_t>(last->shards.size()))];
     s.Add(keys.hash[k], SlotValue(keys.w0[k], row));
     ++last->size;
     ++size_;
