@@ -335,11 +335,28 @@ arrow::Status RowKeyIndex::InsertIfAbsentImpl(const EncodedKeys& keys, int64_t f
     if (k < 0) continue;
     batch.added = k;  // rows of this batch before k may be in the index already
     if (keys.is_null[k] || (mask != nullptr && !mask[k])) continue;
-    ARROW_ASSIGN_OR_RAISE(bool present, AnyMatch(keys, k, nullptr, batch, &unit_keys, &lo, &hi));
-    if (present) continue;
+    const uint64_t hash = keys.hash[k];
     const int64_t row = rows != nullptr ? rows[k] : first_row + k;
-    Shard& s = *last->shards[ShardOf(keys.hash[k], static_cast<uint32_t>(last->shards.size()))];
-    s.Add(keys.hash[k], SlotValue(keys.w0[k], row));
+    Shard& s = *last->shards[ShardOf(hash, static_cast<uint32_t>(last->shards.size()))];
+    if (tables_.size() == 1 && s.overflow.empty() && s.size < s.limit) {
+      // One table, no overflow (the usual case): one scan of the key's cluster
+      // both confirms candidates and finds the empty slot to fill.
+      const uint64_t tag = TagOf(keys.w0[k]);
+      bool present = false;
+      uint64_t p = hash & s.mask;
+      for (; s.slots[p] != 0 && !present; p = (p + 1) & s.mask) {
+        if ((s.slots[p] >> kRowBits) != tag) continue;
+        ARROW_ASSIGN_OR_RAISE(present,
+                              Matches(RowOf(s.slots[p]), keys, k, batch, &unit_keys, &lo, &hi));
+      }
+      if (present) continue;
+      s.slots[p] = SlotValue(keys.w0[k], row);
+      ++s.size;
+    } else {
+      ARROW_ASSIGN_OR_RAISE(bool present, AnyMatch(keys, k, nullptr, batch, &unit_keys, &lo, &hi));
+      if (present) continue;
+      s.Add(hash, SlotValue(keys.w0[k], row));
+    }
     ++last->size;
     ++size_;
     first[k] = 1;
