@@ -261,8 +261,10 @@ TEST_F(RowKeyIndexTest, ACorruptTargetFileFailsTheLoadNamingIt) {
 // earlier row groups back, or the batch itself) and from a small table that
 // has to grow.
 TEST_F(RowKeyIndexTest, InsertIfAbsentMatchesASetOracle) {
-  for (int tag_bits : {1, 24}) {
-    SCOPED_TRACE("tag_bits " + std::to_string(tag_bits));
+  // Expecting 100 keys makes the index grow into several tables; expecting
+  // 100000 keeps one table (the single-scan insert).
+  for (auto [tag_bits, expected] : {std::pair{1, 100}, {24, 100}, {1, 100000}, {24, 100000}}) {
+    SCOPED_TRACE("tag_bits " + std::to_string(tag_bits) + ", expected " + std::to_string(expected));
     std::vector<DataFile> files;
     KEYED_ASSERT_OK_AND_ASSIGN(files, ListTargetFiles(*fs_, dir_ / "t"));
     std::vector<std::unique_ptr<DataFileReader>> readers;
@@ -283,9 +285,8 @@ TEST_F(RowKeyIndexTest, InsertIfAbsentMatchesASetOracle) {
     tuning.tag_bits = tag_bits;
     tuning.cache_budget_bytes = 30000;
     std::unique_ptr<RowKeyIndex> index;
-    KEYED_ASSERT_OK_AND_ASSIGN(index,
-                               RowKeyIndex::Make(fs_, UrlSpec(), files, fields, units,
-                                                 /*buckets=*/2, /*expected_keys=*/100, tuning));
+    KEYED_ASSERT_OK_AND_ASSIGN(index, RowKeyIndex::Make(fs_, UrlSpec(), files, fields, units,
+                                                        /*buckets=*/2, expected, tuning));
     std::set<std::string> seen;
     const KeySpec spec = UrlSpec();
     for (const auto& unit : units) {
