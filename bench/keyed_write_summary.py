@@ -31,7 +31,7 @@ def cell(key):
         return None, "—"
     t = statistics.median(float(r["seconds"]) for r in rs)
     m = statistics.median(int(r["peak_rss_mb"]) for r in rs)
-    return t, f"{t:.1f} s / {m / 1024:.1f} GB" if m >= 1024 else f"{t:.1f} s / {m} MB"
+    return t, f"{t:.1f} s / {m / 1024:.1f} GB" if m >= 1024 else f"{t:.1f} s / {m:.0f} MB"
 
 engines = ["thund", "thund_hash", "duckdb", "copy_floor", "daft"]
 print("| rows | files | target holds | " + " | ".join(engines) + " | thund vs duckdb |")
