@@ -194,7 +194,8 @@ arrow::Status KeyedWriteFilter::UseSourceRows(std::shared_ptr<arrow::fs::FileSys
     if (!reader->ScansStrings(key_fields[f])) return arrow::Status::OK();
   }
   auto index = RowKeyIndex::Make(std::move(fs), spec_, std::move(files), std::move(key_fields),
-                                 std::move(units), options_.EffectiveBuckets(), expected_new_keys_);
+                                 std::move(units), options_.EffectiveBuckets(), expected_new_keys_,
+                                 RowKeyIndex::Tuning::ForThreads(options_.EffectiveThreads()));
   if (!index.ok()) return arrow::Status::OK();  // too many rows to number: keep the KeySet
   written_rows_ = std::move(index).ValueUnsafe();
   written_ = KeySet::Make(spec_.storage, options_.EffectiveBuckets());  // unreserved: rarely used

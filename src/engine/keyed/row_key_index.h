@@ -56,6 +56,14 @@ struct RowKeyIndexTuning {
   int tag_bits = 24;                                // 1..24; fewer = more candidates to confirm
   int64_t cache_budget_bytes = int64_t{128} << 20;  // UnitKeyCache budget
   double max_load = 15.0 / 16;                      // a shard's fill before entries overflow
+
+  // The defaults for `threads` reading at once: each may need a few row groups
+  // of its own in the cache, so the budget grows by 32 MiB per thread past 4.
+  static RowKeyIndexTuning ForThreads(int64_t threads) {
+    RowKeyIndexTuning t;
+    t.cache_budget_bytes += (threads > 4 ? threads - 4 : 0) * (int64_t{32} << 20);
+    return t;
+  }
 };
 
 class RowKeyIndex final : public KeyLookup {

@@ -74,7 +74,8 @@ arrow::Result<TargetKeys> LoadTargetKeys(const std::shared_ptr<arrow::fs::FileSy
     for (const auto& k : key_indices) key_fields.push_back(k[0]);
     RowKeyIndex::BuildStats stats;
     auto built = RowKeyIndex::Build(fs, spec, files, std::move(key_fields), std::move(readers),
-                                    options.EffectiveBuckets(), threads, &stats);
+                                    options.EffectiveBuckets(), threads, &stats,
+                                    RowKeyIndex::Tuning::ForThreads(threads));
     if (!built.ok()) {
       return built.status().WithMessage(
           "loading the target's keys: ", built.status().message(),
