@@ -1,9 +1,9 @@
 // Atomic commits: a fault injected at every write operation of a run in turn
 // leaves every dataset at its previous version (readable, unchanged) or at the
 // complete new one — never a mixture, never a partial file.
-#include <filesystem>
-
 #include <arrow/filesystem/localfs.h>
+
+#include <filesystem>
 
 #include "batch_fixture.h"
 #include "engine/fs/fault_injection_fs.h"
@@ -34,7 +34,8 @@ class AtomicCommitTest : public BatchFixture {
   static std::string Data(int seed) {
     std::string s = "k,v\n";
     for (int i = 0; i < 300; ++i) {
-      s += "k" + std::to_string((i * seed) % 7) + "," + std::to_string((i * 31 + seed) % 50 - 5) + "\n";
+      s += "k" + std::to_string((i * seed) % 7) + "," + std::to_string((i * 31 + seed) % 50 - 5) +
+           "\n";
     }
     return s;
   }
@@ -42,8 +43,8 @@ class AtomicCommitTest : public BatchFixture {
   std::map<std::string, std::string> Oracles() const {
     return {{"raw", "SELECT * FROM " + Csv()},
             {"clean", "SELECT * FROM " + Csv() + " WHERE v > 0"},
-            {"agg", "SELECT k, count(*) AS n, sum(v) AS total FROM " + Csv() +
-                        " WHERE v > 0 GROUP BY k"}};
+            {"agg",
+             "SELECT k, count(*) AS n, sum(v) AS total FROM " + Csv() + " WHERE v > 0 GROUP BY k"}};
   }
   std::map<std::string, std::vector<std::string>> Snapshot() const {
     std::map<std::string, std::vector<std::string>> out;
@@ -86,24 +87,20 @@ TEST_F(AtomicCommitTest, EveryFaultPointLeavesPreviousOrNewVersion) {
   // Count the write operations of a clean run over the new input.
   WriteFile("in/data.csv", Data(5));
   const auto new_oracle = OracleSnapshot();
-  auto local = std::make_shared<arrow::fs::LocalFileSystem>();
-  int64_t total_ops = 0;
-  {
-    auto probe = std::make_shared<engine::FaultInjectingFileSystem>(local);
-    RunOptions o;
-    o.filesystem = probe;
-    ASSERT_EQ(Run(p, o).status, RunPhase::kCompleted);
-    total_ops = probe->operations();
-    ASSERT_EQ(Snapshot(), new_oracle);
-  }
+  const CountedRun counted = RunCountingWrites(p);
+  ASSERT_EQ(counted.summary.status, RunPhase::kCompleted);
+  ASSERT_EQ(Snapshot(), new_oracle);
+  const int64_t total_ops = counted.write_operations;
   ASSERT_GT(total_ops, 10);
+  auto local = std::make_shared<arrow::fs::LocalFileSystem>();
 
   for (int64_t k = 1; k <= total_ops; ++k) {
     SCOPED_TRACE("fault at write operation " + std::to_string(k) + " of " +
                  std::to_string(total_ops));
     fs::remove_all(root());
     fs::remove_all(Path("out"));
-    fs::copy(backup / "store", root(), fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+    fs::copy(backup / "store", root(),
+             fs::copy_options::recursive | fs::copy_options::copy_symlinks);
     fs::copy(backup / "out", Path("out"), fs::copy_options::recursive);
     auto faulty = std::make_shared<engine::FaultInjectingFileSystem>(local);
     faulty->FailAfter(k);
@@ -127,8 +124,8 @@ TEST_F(AtomicCommitTest, EveryFaultPointLeavesPreviousOrNewVersion) {
     }
     // The previous version of every dataset is still there, unchanged.
     for (const auto& [name, sql] : Oracles()) {
-      auto v1 = Oracle("SELECT * FROM read_parquet('" + root() + "/" + name +
-                       "/v-000001/*.parquet')");
+      auto v1 =
+          Oracle("SELECT * FROM read_parquet('" + root() + "/" + name + "/v-000001/*.parquet')");
       auto rows = engine::testing::RowStrings(*v1);
       std::sort(rows.begin(), rows.end());
       EXPECT_EQ(rows, old_oracle.at(name)) << name << ": previous version changed";

@@ -1,11 +1,14 @@
 #include "batch_fixture.h"
 
+#include <arrow/filesystem/localfs.h>
+
 #include <filesystem>
 #include <fstream>
 
 #include "backend/native/native_backend.h"
 #include "engine/duckdb/duckdb_session.h"
 #include "engine/duckdb/sql_quote.h"
+#include "engine/fs/fault_injection_fs.h"
 #include "thund/sql_pipeline.h"
 
 namespace thund::native::testing {
@@ -21,6 +24,17 @@ RunSummary BatchFixture::Run(const Pipeline& p, RunOptions options) {
   auto summary = TryRun(p, std::move(options));
   EXPECT_TRUE(summary.ok()) << summary.status().ToString();
   return summary.ok() ? *summary : RunSummary{};
+}
+
+BatchFixture::CountedRun BatchFixture::RunCountingWrites(const Pipeline& p) {
+  auto probe = std::make_shared<engine::FaultInjectingFileSystem>(
+      std::make_shared<arrow::fs::LocalFileSystem>());
+  RunOptions o;
+  o.filesystem = probe;
+  CountedRun out;
+  out.summary = Run(p, o);
+  out.write_operations = probe->operations();
+  return out;
 }
 
 arrow::Result<RunSummary> BatchFixture::TryRun(const Pipeline& p, RunOptions options) {

@@ -2,13 +2,12 @@
 // input files, runs of the NativeBackend, and an independent DuckDB oracle.
 #pragma once
 
+#include <arrow/table.h>
 #include <gtest/gtest.h>
 
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <arrow/table.h>
 
 #include "engine/duckdb/duckdb_session.h"
 #include "engine/table_compare.h"
@@ -27,6 +26,14 @@ class BatchFixture : public ::testing::Test {
   RunSummary Run(const Pipeline& p, RunOptions options = {});
   // Same, but a run that cannot start is returned, not a test failure.
   arrow::Result<RunSummary> TryRun(const Pipeline& p, RunOptions options = {});
+  // Runs `p` on the local filesystem seen through a fault-injecting wrapper
+  // that never fails: the run's summary and how many write operations it made
+  // (the range a fault-injection test then picks from).
+  struct CountedRun {
+    RunSummary summary;
+    int64_t write_operations = 0;
+  };
+  CountedRun RunCountingWrites(const Pipeline& p);
 
   // The committed content of `dataset`, read by a fresh DuckDB through the
   // `current` symlink (the layout users read), or nullptr if none.
@@ -49,14 +56,14 @@ class BatchFixture : public ::testing::Test {
 
 // Asserts that `dataset` holds exactly the rows of `oracle_sql` (any order,
 // values compared as text so integer widths do not matter).
-#define EXPECT_DATASET_MATCHES(dataset, oracle_sql)                                  \
-  do {                                                                               \
-    auto _actual = ReadDataset(dataset);                                             \
+#define EXPECT_DATASET_MATCHES(dataset, oracle_sql)                                    \
+  do {                                                                                 \
+    auto _actual = ReadDataset(dataset);                                               \
     ASSERT_NE(_actual, nullptr) << "dataset " << dataset << " has no current version"; \
-    auto _expected = Oracle(oracle_sql);                                             \
-    EXPECT_TRUE(::thund::engine::testing::TablesEqualUnordered(*_expected, *_actual, \
+    auto _expected = Oracle(oracle_sql);                                               \
+    EXPECT_TRUE(::thund::engine::testing::TablesEqualUnordered(*_expected, *_actual,   \
                                                                /*check_types=*/false)) \
-        << "dataset " << dataset;                                                    \
+        << "dataset " << dataset;                                                      \
   } while (0)
 
 }  // namespace thund::native::testing

@@ -2,13 +2,12 @@
 // processing-time trigger with a clean stop, and faults injected at every
 // write of a streaming run — each checked against an independent DuckDB
 // oracle or against one clean run over the same rows.
+#include <arrow/api.h>
+#include <arrow/filesystem/localfs.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <random>
-
-#include <arrow/api.h>
-#include <arrow/filesystem/localfs.h>
 
 #include "backend/native/native_backend.h"
 #include "batch_fixture.h"
@@ -50,14 +49,16 @@ class StreamSourcesTest : public BatchFixture {
 std::string Csv(int from, int to) {
   std::string s = "id,k,v\n";
   for (int i = from; i < to; ++i) {
-    s += std::to_string(i) + ",k" + std::to_string(i % 7) + "," + std::to_string(i * 3 % 101) + "\n";
+    s +=
+        std::to_string(i) + ",k" + std::to_string(i % 7) + "," + std::to_string(i * 3 % 101) + "\n";
   }
   return s;
 }
 
 TEST_F(StreamSourcesTest, FileDropTakesNewFilesOnceAcrossRuns) {
   const std::string sql = "CREATE STREAMING TABLE raw AS SELECT * FROM STREAM read_files('" +
-                          Path("drop") + "', format => 'csv');\n"
+                          Path("drop") +
+                          "', format => 'csv');\n"
                           "CREATE STREAMING TABLE per_k WITH (output_mode = 'complete') AS "
                           "SELECT k, count(*) AS n, sum(v) AS s FROM STREAM(raw) GROUP BY k;\n";
   const Pipeline p = ParsePipeline(sql);
@@ -74,8 +75,8 @@ TEST_F(StreamSourcesTest, FileDropTakesNewFilesOnceAcrossRuns) {
   RunSummary s = Run(p);
   ASSERT_EQ(s.status, RunPhase::kCompleted) << s.ToString();
   EXPECT_DATASET_MATCHES("raw", "SELECT * FROM " + all + " WHERE id < 130");
-  EXPECT_DATASET_MATCHES("per_k", "SELECT k, count(*) AS n, sum(v) AS s FROM " + all +
-                                      " WHERE id < 130 GROUP BY k");
+  EXPECT_DATASET_MATCHES(
+      "per_k", "SELECT k, count(*) AS n, sum(v) AS s FROM " + all + " WHERE id < 130 GROUP BY k");
   WriteFile("drop/d.csv", Csv(130, 151));  // complete now
   ASSERT_EQ(Run(p).status, RunPhase::kCompleted);
   EXPECT_DATASET_MATCHES("raw", "SELECT * FROM " + all);
@@ -88,8 +89,9 @@ TEST_F(StreamSourcesTest, FileDropTakesNewFilesOnceAcrossRuns) {
 }
 
 TEST_F(StreamSourcesTest, FileWithOtherColumnsFailsClearlyAndKeepsCommittedRows) {
-  const Pipeline p = ParsePipeline("CREATE STREAMING TABLE raw AS SELECT * FROM STREAM read_files('" +
-                           Path("drop") + "', format => 'csv');\n");
+  const Pipeline p =
+      ParsePipeline("CREATE STREAMING TABLE raw AS SELECT * FROM STREAM read_files('" +
+                    Path("drop") + "', format => 'csv');\n");
   WriteFile("drop/a.csv", Csv(0, 20));
   ASSERT_EQ(Run(p).status, RunPhase::kCompleted);
   const auto before = Rows("raw");
@@ -104,8 +106,8 @@ TEST_F(StreamSourcesTest, FileWithOtherColumnsFailsClearlyAndKeepsCommittedRows)
   fs::remove(Path("drop/b.csv"));
   WriteFile("drop/c.csv", Csv(20, 30));
   ASSERT_EQ(Run(p).status, RunPhase::kCompleted);
-  EXPECT_DATASET_MATCHES("raw", "SELECT * FROM read_csv(" +
-                                    QuoteString(Path("drop") + "/*.csv") + ")");
+  EXPECT_DATASET_MATCHES("raw",
+                         "SELECT * FROM read_csv(" + QuoteString(Path("drop") + "/*.csv") + ")");
 }
 
 // ----------------------------------------------------------- generator ----
@@ -136,12 +138,14 @@ TEST_F(StreamSourcesTest, GeneratorRunsEqualTheBatchQueryForEverySplitting) {
     // The generator ended: every window is final and emitted.
     EXPECT_DATASET_MATCHES(
         "per_window",
-        "SELECT key, {'start': time_bucket(INTERVAL 20 SECONDS, event_time, TIMESTAMPTZ '1970-01-01 "
+        "SELECT key, {'start': time_bucket(INTERVAL 20 SECONDS, event_time, TIMESTAMPTZ "
+        "'1970-01-01 "
         "00:00:00+00'), 'end': time_bucket(INTERVAL 20 SECONDS, event_time, TIMESTAMPTZ "
         "'1970-01-01 00:00:00+00') + INTERVAL 20 SECONDS} AS window, count(*) AS n, "
-        "sum(value) AS s FROM " + Glob("ev") + " GROUP BY ALL");
-    EXPECT_DATASET_MATCHES("big", "SELECT key, count(*) AS n FROM " + Glob("ev") +
-                                      " WHERE value > 900 GROUP BY key");
+        "sum(value) AS s FROM " +
+            Glob("ev") + " GROUP BY ALL");
+    EXPECT_DATASET_MATCHES(
+        "big", "SELECT key, count(*) AS n FROM " + Glob("ev") + " WHERE value > 900 GROUP BY key");
   }
 }
 
@@ -181,16 +185,11 @@ TEST_F(StreamSourcesTest, AFaultAtAnyWriteLosesNothingAndCountsNothingTwice) {
   ASSERT_EQ(Run(p).status, RunPhase::kCompleted);
   const auto ev = Rows("ev"), per_window = Rows("per_window"), big = Rows("big");
   fs::remove_all(root());
-  auto local = std::make_shared<arrow::fs::LocalFileSystem>();
-  int64_t total = 0;
-  {
-    auto probe = std::make_shared<engine::FaultInjectingFileSystem>(local);
-    RunOptions o;
-    o.filesystem = probe;
-    ASSERT_EQ(Run(p, o).status, RunPhase::kCompleted);
-    total = probe->operations();
-  }
+  const CountedRun counted = RunCountingWrites(p);
+  ASSERT_EQ(counted.summary.status, RunPhase::kCompleted);
+  const int64_t total = counted.write_operations;
   ASSERT_GT(total, 20);
+  auto local = std::make_shared<arrow::fs::LocalFileSystem>();
   std::mt19937 rng(4);
   int failed_runs = 0;
   for (int i = 0; i < 12; ++i) {
@@ -247,8 +246,9 @@ std::shared_ptr<arrow::Table> ChangeFeed(int n, uint32_t seed) {
   EXPECT_TRUE(name.Finish(&b).ok());
   EXPECT_TRUE(seq.Finish(&c).ok());
   EXPECT_TRUE(op.Finish(&d).ok());
-  auto schema = arrow::schema({arrow::field("id", arrow::int64()), arrow::field("name", arrow::utf8()),
-                               arrow::field("seq", arrow::int64()), arrow::field("op", arrow::utf8())});
+  auto schema =
+      arrow::schema({arrow::field("id", arrow::int64()), arrow::field("name", arrow::utf8()),
+                     arrow::field("seq", arrow::int64()), arrow::field("op", arrow::utf8())});
   return arrow::Table::Make(schema, {a, b, c, d});
 }
 
@@ -290,8 +290,10 @@ TEST_F(StreamSourcesTest, AutoCdcGivesTheSameTablesForEverySplitting) {
     EXPECT_DATASET_MATCHES(
         "customers",
         "SELECT id, name, seq FROM (SELECT *, row_number() OVER (PARTITION BY id ORDER BY seq "
-        "DESC) AS r FROM read_parquet(" + QuoteString(all_path) + ") WHERE id IS NOT NULL) "
-        "WHERE r = 1 AND op <> 'D'");
+        "DESC) AS r FROM read_parquet(" +
+            QuoteString(all_path) +
+            ") WHERE id IS NOT NULL) "
+            "WHERE r = 1 AND op <> 'D'");
     bool ignored_reported = false;
     for (const auto& e : events_) {
       ignored_reported |= e.kind == RunEvent::Kind::kMessage && e.flow == "customers_cdc" &&
@@ -325,7 +327,8 @@ TEST_F(StreamSourcesTest, CheckRefusesWhatTheEngineCannotStreamWithAReason) {
   auto backend = NativeBackend::Make();
   Pipeline p = ParsePipeline(
       "CREATE STREAMING TABLE t;\n"
-      "CREATE FLOW direct AS AUTO CDC INTO t FROM STREAM read_memory('m') KEYS (id) SEQUENCE BY seq;\n"
+      "CREATE FLOW direct AS AUTO CDC INTO t FROM STREAM read_memory('m') KEYS (id) SEQUENCE BY "
+      "seq;\n"
       "CREATE SINK out OPTIONS (format = 'parquet', path = '/tmp/x');\n"
       "CREATE STREAMING TABLE g AS SELECT * FROM STREAM read_generator(kind => 'keyed_events');\n"
       "CREATE FLOW to_sink AS INSERT INTO out BY NAME SELECT * FROM STREAM(g);\n"
@@ -364,10 +367,14 @@ namespace {
 std::string SinkPipeline(const std::string& out, const std::string& format) {
   return "CREATE STREAMING TABLE ev AS SELECT * FROM STREAM read_generator(kind => "
          "'keyed_events', seed => 3, rows_per_batch => 150, total_rows => 1500, keys => '9');\n"
-         "CREATE SINK big USING " + format + " LOCATION '" + out + "';\n"
+         "CREATE SINK big USING " +
+         format + " LOCATION '" + out +
+         "';\n"
          "CREATE FLOW to_big WITH (output_mode = 'append') AS INSERT INTO big BY NAME "
          "SELECT key, value, seq FROM STREAM(ev) WHERE value >= 700;\n"
-         "CREATE SINK per_key USING csv LOCATION '" + out + "_totals';\n"
+         "CREATE SINK per_key USING csv LOCATION '" +
+         out +
+         "_totals';\n"
          "CREATE FLOW to_per_key WITH (output_mode = 'complete') AS INSERT INTO per_key BY NAME "
          "SELECT key, count(*) AS n FROM STREAM(ev) GROUP BY key;\n";
 }
@@ -375,22 +382,17 @@ std::string SinkPipeline(const std::string& out, const std::string& format) {
 TEST_F(StreamSourcesTest, AppendSinkGetsEveryRowOnceEvenAfterAFault) {
   const Pipeline p = ParsePipeline(SinkPipeline(Path("out"), "parquet"));
   const std::string sink = "read_parquet(" + QuoteString(Path("out") + "/*.parquet") + ")";
+  const CountedRun counted = RunCountingWrites(p);
+  ASSERT_EQ(counted.summary.status, RunPhase::kCompleted) << counted.summary.ToString();
+  const int64_t total = counted.write_operations;
   auto local = std::make_shared<arrow::fs::LocalFileSystem>();
-  int64_t total = 0;
-  {
-    auto probe = std::make_shared<engine::FaultInjectingFileSystem>(local);
-    RunOptions o;
-    o.filesystem = probe;
-    RunSummary s = Run(p, o);
-    ASSERT_EQ(s.status, RunPhase::kCompleted) << s.ToString();
-    total = probe->operations();
-  }
   // One file per trigger that had rows; the complete sink holds one file.
   EXPECT_DATASET_MATCHES("ev", "SELECT * FROM " + Glob("ev"));
   auto rows = Oracle("SELECT key, value, seq FROM " + sink);
   auto expected = Oracle("SELECT key, value, seq FROM " + Glob("ev") + " WHERE value >= 700");
   EXPECT_TRUE(TablesEqualUnordered(*expected, *rows, /*check_types=*/false));
-  auto totals = Oracle("SELECT * FROM read_csv(" + QuoteString(Path("out_totals") + "/*.csv") + ")");
+  auto totals =
+      Oracle("SELECT * FROM read_csv(" + QuoteString(Path("out_totals") + "/*.csv") + ")");
   auto totals_expected = Oracle("SELECT key, count(*) AS n FROM " + Glob("ev") + " GROUP BY key");
   EXPECT_TRUE(TablesEqualUnordered(*totals_expected, *totals, /*check_types=*/false));
   EXPECT_EQ(std::distance(fs::directory_iterator(Path("out_totals")), fs::directory_iterator()), 1);
@@ -427,7 +429,9 @@ TEST_F(StreamSourcesTest, AFlowReadingStreamIsStreamingAndAppendsEachRowOnce) {
   const Pipeline p = ParsePipeline(
       "CREATE STREAMING TABLE ev AS SELECT * FROM STREAM read_generator(kind => 'keyed_events', "
       "seed => 5, rows_per_batch => 200);\n"
-      "CREATE SINK big USING parquet LOCATION '" + Path("out") + "';\n"
+      "CREATE SINK big USING parquet LOCATION '" +
+      Path("out") +
+      "';\n"
       "CREATE FLOW to_big AS INSERT INTO big BY NAME SELECT key, value, seq FROM STREAM(ev) "
       "WHERE value >= 700;\n");
   ASSERT_TRUE(IsStreamingFlow(p, *p.FindFlow("to_big")));
