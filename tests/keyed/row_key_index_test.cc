@@ -285,7 +285,7 @@ TEST_F(RowKeyIndexTest, InsertIfAbsentMatchesASetOracle) {
     tuning.tag_bits = tag_bits;
     tuning.cache_budget_bytes = 30000;
     std::unique_ptr<RowKeyIndex> index;
-    KEYED_ASSERT_OK_AND_ASSIGN(index, RowKeyIndex::Make(fs_, UrlSpec(), files, fields, units,
+    KEYED_ASSERT_OK_AND_ASSIGN(index, RowKeyIndex::Make(fs_, files, fields, units,
                                                         /*buckets=*/2, expected, tuning));
     std::set<std::string> seen;
     const KeySpec spec = UrlSpec();

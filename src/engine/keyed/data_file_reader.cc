@@ -83,12 +83,7 @@ class ParquetFileReader final : public DataFileReader {
   bool ScansStrings(int field) const override {
     if (field < 0 || field >= schema_->num_fields()) return false;
     const auto& sf = reader_->manifest().schema_fields[field];
-    const auto type = schema_->field(field)->type()->id();
-    if (!sf.is_leaf() || (type != arrow::Type::STRING && type != arrow::Type::BINARY &&
-                          type != arrow::Type::LARGE_STRING && type != arrow::Type::LARGE_BINARY &&
-                          type != arrow::Type::STRING_VIEW && type != arrow::Type::BINARY_VIEW)) {
-      return false;
-    }
+    if (!sf.is_leaf() || !IsByteArrayStringType(*schema_->field(field)->type())) return false;
     const parquet::ColumnDescriptor* descr =
         reader_->parquet_reader()->metadata()->schema()->Column(sf.column_index);
     return descr->physical_type() == parquet::Type::BYTE_ARRAY &&
@@ -251,6 +246,20 @@ arrow::Result<std::unique_ptr<DataFileReader>> OpenParquet(
 }
 
 }  // namespace
+
+bool IsByteArrayStringType(const arrow::DataType& type) {
+  switch (type.id()) {
+    case arrow::Type::STRING:
+    case arrow::Type::BINARY:
+    case arrow::Type::LARGE_STRING:
+    case arrow::Type::LARGE_BINARY:
+    case arrow::Type::STRING_VIEW:
+    case arrow::Type::BINARY_VIEW:
+      return true;
+    default:
+      return false;
+  }
+}
 
 arrow::Result<std::unique_ptr<DataFileReader>> DataFileReader::Open(
     std::shared_ptr<arrow::fs::FileSystem> fs, const DataFile& file,

@@ -34,6 +34,11 @@ struct DataReadOptions {
   std::optional<std::vector<std::string>> only_columns;
 };
 
+// True for the Arrow types a Parquet reader gives a flat BYTE_ARRAY column
+// (strings and binaries): a top-level Parquet field of such a type is one that
+// DataFileReader::ScansStrings accepts, so a schema alone can tell.
+bool IsByteArrayStringType(const arrow::DataType& type);
+
 class DataFileReader {
  public:
   // Opens `file` (Parquet: reads the footer; CSV/JSON: parses the whole file).

@@ -123,15 +123,18 @@ struct Run {
 
 // Keys written from whole new units of a Parquet source are held as that
 // source's row numbers (KeyedWriteFilter::UseSourceRows) when every file has
-// the key column.
+// the key column as a string/binary Parquet column.
 arrow::Status UseSourceRowsForWrittenKeys(const std::shared_ptr<arrow::fs::FileSystem>& fs,
-                                          const Source& source, KeyedWriteFilter* filter) {
+                                          const Source& source, int64_t new_keys,
+                                          KeyedWriteFilter* filter) {
   if (filter->spec().names.size() != 1) return arrow::Status::OK();
   std::vector<int> key_fields;
   for (const auto& schema : source.file_schemas) {
     if (schema == nullptr) return arrow::Status::OK();  // not Parquet
     const int field = FindColumn(*schema, filter->spec().names[0]);
-    if (field < 0) return arrow::Status::OK();
+    if (field < 0 || !IsByteArrayStringType(*schema->field(field)->type())) {
+      return arrow::Status::OK();
+    }
     key_fields.push_back(field);
   }
   std::vector<RowKeyIndex::Unit> units;
@@ -139,7 +142,7 @@ arrow::Status UseSourceRowsForWrittenKeys(const std::shared_ptr<arrow::fs::FileS
     if (u.first_row < 0) return arrow::Status::OK();
     units.push_back(RowKeyIndex::Unit{u.file, u.unit, u.first_row, u.rows});
   }
-  return filter->UseSourceRows(fs, source.files, std::move(key_fields), std::move(units));
+  return filter->UseSourceRows(fs, source.files, std::move(key_fields), std::move(units), new_keys);
 }
 
 arrow::Status CheckSources(const KeyedCopyOptions& o) {
@@ -207,7 +210,7 @@ arrow::Result<KeyedCopyResult> RunKeyedCopy(const std::shared_ptr<arrow::fs::Fil
   const bool streaming = options.transform_sql.empty() || run.placement.row_wise;
   int64_t source_rows = 0;
   for (const auto& s : run.sources) source_rows += s.known_rows;
-  run.filter->ExpectNewKeys(source_rows - run.filter->target().keys);
+  const int64_t new_keys = source_rows - run.filter->target().keys;
   run.Emit(KeyedEvent::Kind::kPlacement,
            run.placement.explanation + (streaming ? " [streaming]" : " [materialized]"));
 
@@ -224,8 +227,10 @@ arrow::Result<KeyedCopyResult> RunKeyedCopy(const std::shared_ptr<arrow::fs::Fil
   const bool passthrough =
       streaming && options.transform_sql.empty() && out.format == FileFormat::kParquet;
   if (passthrough && !run.placement.before_write) {
-    ARROW_RETURN_NOT_OK(UseSourceRowsForWrittenKeys(fs, run.sources[0], run.filter.get()));
+    ARROW_RETURN_NOT_OK(
+        UseSourceRowsForWrittenKeys(fs, run.sources[0], new_keys, run.filter.get()));
   }
+  run.filter->ExpectNewKeys(new_keys);
   run.unit_writer = std::make_unique<UnitWriter>(
       fs, streaming ? &run.sources[0] : nullptr, written, run.filter.get(), run.writer.get(),
       !run.placement.before_write, passthrough, run.batch_size,

@@ -174,8 +174,9 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> KeyedWriteFilter::DropExistin
 
 void KeyedWriteFilter::ExpectNewKeys(int64_t new_keys) {
   if (new_keys <= 0) return;
-  expected_new_keys_ = new_keys;
-  for (auto* s : {written_.get(), seen_.get()}) {
+  // Keys written as source rows go to written_rows_ (sized by UseSourceRows):
+  // then the byte set of the rest stays small and unreserved.
+  for (auto* s : {written_rows_ ? nullptr : written_.get(), seen_.get()}) {
     if (s != nullptr) s->Reserve(new_keys);
   }
 }
@@ -183,22 +184,20 @@ void KeyedWriteFilter::ExpectNewKeys(int64_t new_keys) {
 arrow::Status KeyedWriteFilter::UseSourceRows(std::shared_ptr<arrow::fs::FileSystem> fs,
                                               std::vector<DataFile> files,
                                               std::vector<int> key_fields,
-                                              std::vector<RowKeyIndex::Unit> units) {
+                                              std::vector<RowKeyIndex::Unit> units,
+                                              int64_t expected_new_keys) {
   if (options_.duplicates != Duplicates::kFirst || !IsSingleVariableKey(spec_) ||
       spec_.storage != KeyStorage::kBytes || files.empty()) {
     return arrow::Status::OK();
   }
-  for (size_t f = 0; f < files.size(); ++f) {
-    if (files[f].format != FileFormat::kParquet) return arrow::Status::OK();
-    ARROW_ASSIGN_OR_RAISE(auto reader, DataFileReader::Open(fs, files[f]));
-    if (!reader->ScansStrings(key_fields[f])) return arrow::Status::OK();
+  for (const DataFile& f : files) {
+    if (f.format != FileFormat::kParquet) return arrow::Status::OK();
   }
-  auto index = RowKeyIndex::Make(std::move(fs), spec_, std::move(files), std::move(key_fields),
-                                 std::move(units), options_.EffectiveBuckets(), expected_new_keys_,
+  auto index = RowKeyIndex::Make(std::move(fs), std::move(files), std::move(key_fields),
+                                 std::move(units), options_.EffectiveBuckets(), expected_new_keys,
                                  RowKeyIndex::Tuning::ForThreads(options_.EffectiveThreads()));
   if (!index.ok()) return arrow::Status::OK();  // too many rows to number: keep the KeySet
   written_rows_ = std::move(index).ValueUnsafe();
-  written_ = KeySet::Make(spec_.storage, options_.EffectiveBuckets());  // unreserved: rarely used
   return arrow::Status::OK();
 }
 

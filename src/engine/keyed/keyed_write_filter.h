@@ -95,10 +95,13 @@ class KeyedWriteFilter {
   // `files` (a RowKeyIndex over `units`, key column `key_fields[f]` of file f)
   // instead of copies of their bytes. Applies to an exact single string key
   // with duplicates=first; otherwise (or when a file cannot be scanned so) it
-  // does nothing. Call after ExpectNewKeys, before FilterForWrite. One thread.
+  // does nothing. REQUIRES: each file's key column is of an
+  // IsByteArrayStringType type (checked from the schema: no file is reopened).
+  // `expected_new_keys` sizes it (see ExpectNewKeys). Call before
+  // ExpectNewKeys and FilterForWrite. One thread.
   arrow::Status UseSourceRows(std::shared_ptr<arrow::fs::FileSystem> fs,
                               std::vector<DataFile> files, std::vector<int> key_fields,
-                              std::vector<RowKeyIndex::Unit> units);
+                              std::vector<RowKeyIndex::Unit> units, int64_t expected_new_keys);
   bool uses_source_rows() const { return written_rows_ != nullptr; }
 
   // duplicates=all pre-pass (see the header comment). One thread.
@@ -150,10 +153,9 @@ class KeyedWriteFilter {
   TargetKeys target_;
   std::unique_ptr<KeySet> written_;            // keys written in this run (duplicates=first)
   std::unique_ptr<RowKeyIndex> written_rows_;  // the same, as source rows (UseSourceRows)
-  int64_t expected_new_keys_ = 0;
-  std::unique_ptr<KeySet> seen_;      // duplicates=all pre-pass: keys seen once
-  std::unique_ptr<KeySet> repeated_;  // duplicates=all: keys seen more than once
-  int64_t write_rows_ = 0;            // rows FilterForWrite has seen (for messages)
+  std::unique_ptr<KeySet> seen_;               // duplicates=all pre-pass: keys seen once
+  std::unique_ptr<KeySet> repeated_;           // duplicates=all: keys seen more than once
+  int64_t write_rows_ = 0;                     // rows FilterForWrite has seen (for messages)
   mutable std::atomic<int64_t> skipped_existing_{0};
   mutable std::atomic<int64_t> skipped_duplicate_{0};
   mutable std::atomic<int64_t> null_keys_{0};

@@ -106,7 +106,7 @@ void RowKeyIndex::AddTable(int64_t keys) {
 }
 
 arrow::Result<std::unique_ptr<RowKeyIndex>> RowKeyIndex::Make(
-    std::shared_ptr<arrow::fs::FileSystem> fs, const KeySpec& spec, std::vector<DataFile> files,
+    std::shared_ptr<arrow::fs::FileSystem> fs, std::vector<DataFile> files,
     std::vector<int> key_fields, std::vector<Unit> units, int64_t buckets, int64_t expected_keys,
     const Tuning& tuning) {
   if (!units.empty() && units.back().first_row + units.back().rows > kMaxRows) {
@@ -114,7 +114,6 @@ arrow::Result<std::unique_ptr<RowKeyIndex>> RowKeyIndex::Make(
   }
   std::unique_ptr<RowKeyIndex> index(new RowKeyIndex());
   index->fs_ = std::move(fs);
-  index->spec_ = spec;
   index->files_ = std::move(files);
   index->key_fields_ = std::move(key_fields);
   index->units_ = std::move(units);
@@ -144,9 +143,8 @@ arrow::Result<std::unique_ptr<RowKeyIndex>> RowKeyIndex::Build(
       rows += readers[f]->unit_rows(u);
     }
   }
-  ARROW_ASSIGN_OR_RAISE(auto index,
-                        Make(std::move(fs), spec, std::move(files), std::move(key_fields),
-                             std::move(units), buckets, rows, tuning));
+  ARROW_ASSIGN_OR_RAISE(auto index, Make(std::move(fs), std::move(files), std::move(key_fields),
+                                         std::move(units), buckets, rows, tuning));
   index->AddTable(rows);
   std::atomic<int64_t> read{0}, nulls{0};
   ARROW_RETURN_NOT_OK(ParallelFor(static_cast<int64_t>(readers.size()), threads, [&](int64_t f) {

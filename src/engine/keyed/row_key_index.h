@@ -85,10 +85,14 @@ class RowKeyIndex final : public KeyLookup {
   // f), for about `expected_keys` in `buckets` shards (allocated at the first
   // insert; it grows past that).
   // Invalid when the rows do not fit kMaxRows.
-  static arrow::Result<std::unique_ptr<RowKeyIndex>> Make(
-      std::shared_ptr<arrow::fs::FileSystem> fs, const KeySpec& spec, std::vector<DataFile> files,
-      std::vector<int> key_fields, std::vector<Unit> units, int64_t buckets, int64_t expected_keys,
-      const Tuning& tuning = {});
+  // Keys given to it must be encoded by a spec for which IsSingleVariableKey
+  // holds and whose storage is kBytes (so a key's bytes are the column's).
+  static arrow::Result<std::unique_ptr<RowKeyIndex>> Make(std::shared_ptr<arrow::fs::FileSystem> fs,
+                                                          std::vector<DataFile> files,
+                                                          std::vector<int> key_fields,
+                                                          std::vector<Unit> units, int64_t buckets,
+                                                          int64_t expected_keys,
+                                                          const Tuning& tuning = {});
 
   struct BuildStats {
     int64_t rows = 0;       // rows read
@@ -163,7 +167,6 @@ class RowKeyIndex final : public KeyLookup {
   int UnitOf(int64_t row) const;
 
   std::shared_ptr<arrow::fs::FileSystem> fs_;
-  KeySpec spec_;
   std::vector<DataFile> files_;
   std::vector<int> key_fields_;
   std::vector<Unit> units_;
