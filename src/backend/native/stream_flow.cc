@@ -59,8 +59,8 @@ arrow::Result<std::shared_ptr<arrow::Table>> CheckRows(RunContext& ctx, DatasetS
   ARROW_ASSIGN_OR_RAISE(auto expectations, engine::batch::CompileExpectations(d));
   Registered input(ctx, kCheck);
   ARROW_RETURN_NOT_OK(input.Set(rows));
-  std::string sql = engine::batch::WrapWithExpectations(
-      std::string("SELECT * FROM ") + kCheck, expectations);
+  std::string sql =
+      engine::batch::WrapWithExpectations(std::string("SELECT * FROM ") + kCheck, expectations);
   auto reader = ctx.session->QueryStream(sql);
   if (!reader.ok()) {
     return arrow::Status::Invalid("dataset '", d.name, "': an expectation does not apply to the ",
@@ -124,9 +124,8 @@ arrow::Result<std::shared_ptr<arrow::Table>> EmptyLike(const std::shared_ptr<arr
 arrow::Result<std::optional<int64_t>> CurrentWatermark(
     RunContext& ctx, const Flow& flow, const std::map<std::string, DatasetStream*>& streams) {
   const Pipeline& p = *ctx.pipeline;
-  const Watermark* wm = flow.streaming && flow.streaming->watermark
-                            ? &*flow.streaming->watermark
-                            : nullptr;
+  const Watermark* wm =
+      flow.streaming && flow.streaming->watermark ? &*flow.streaming->watermark : nullptr;
   ARROW_ASSIGN_OR_RAISE(auto inputs, FlowInputs(p, flow));
   if (!wm) {
     // A watermark declared where the input stream is read (its source flow).
@@ -142,10 +141,10 @@ arrow::Result<std::optional<int64_t>> CurrentWatermark(
     auto it = streams.find(in);
     if (it == streams.end() || !it->second->schema) continue;
     if (it->second->schema->GetFieldIndex(wm->event_time_column) < 0) continue;
-    ARROW_ASSIGN_OR_RAISE(
-        auto t, Query(ctx, flow,
-                      "SELECT epoch_us(max(" + QuoteIdentifier(wm->event_time_column) +
-                          "))::BIGINT AS m FROM " + QuoteIdentifier(in)));
+    ARROW_ASSIGN_OR_RAISE(auto t,
+                          Query(ctx, flow,
+                                "SELECT epoch_us(max(" + QuoteIdentifier(wm->event_time_column) +
+                                    "))::BIGINT AS m FROM " + QuoteIdentifier(in)));
     auto col = t->column(0);
     for (int c = 0; c < col->num_chunks(); ++c) {
       auto arr = std::static_pointer_cast<arrow::Int64Array>(col->chunk(c));
@@ -220,14 +219,17 @@ arrow::Status PrimeAppendFlow(RunContext& ctx, DatasetStream& ds, FlowStream& f,
     rebind.emplace_back(input, content);
   }
   auto result = Query(ctx, flow, sql);
-  for (const auto& [input, content] : rebind) {
-    arrow::TableBatchReader reader(*content);
-    ARROW_ASSIGN_OR_RAISE(auto batches, reader.ToRecordBatches());
-    ARROW_RETURN_NOT_OK(ctx.catalog->BindArrow(input, content->schema(), std::move(batches)));
-  }
+  for (const auto& [input, content] : rebind) ARROW_RETURN_NOT_OK(BindTable(ctx, input, content));
   ARROW_ASSIGN_OR_RAISE(f.last_result, std::move(result));
   f.last_result_known = true;
   return arrow::Status::OK();
+}
+
+arrow::Status BindTable(RunContext& ctx, const std::string& name,
+                        const std::shared_ptr<arrow::Table>& content) {
+  arrow::TableBatchReader reader(*content);
+  ARROW_ASSIGN_OR_RAISE(auto batches, reader.ToRecordBatches());
+  return ctx.catalog->BindArrow(name, content->schema(), std::move(batches));
 }
 
 arrow::Result<FlowStep> StepFlow(RunContext& ctx, DatasetStream& ds, FlowStream& f,
@@ -265,9 +267,9 @@ arrow::Result<FlowStep> StepFlow(RunContext& ctx, DatasetStream& ds, FlowStream&
       break;
     }
     case FlowShape::kAppend: {
-      ARROW_ASSIGN_OR_RAISE(
-          auto delta, Delta(ctx, flow, now, f.last_result_known ? f.last_result : nullptr,
-                            engine::stream::AppendDeltaSql(kNow, kPrev)));
+      ARROW_ASSIGN_OR_RAISE(auto delta,
+                            Delta(ctx, flow, now, f.last_result_known ? f.last_result : nullptr,
+                                  engine::stream::AppendDeltaSql(kNow, kPrev)));
       f.last_result = now;
       f.last_result_known = true;
       f.consumed.clear();
@@ -295,15 +297,15 @@ arrow::Result<FlowStep> StepFlow(RunContext& ctx, DatasetStream& ds, FlowStream&
       auto end = engine::stream::FindWindowEnd(*now->schema());
       std::shared_ptr<arrow::Table> delta;
       if (end) {
-        ARROW_ASSIGN_OR_RAISE(delta, Query(ctx, flow,
-                                           engine::stream::WindowedAppendDeltaSql(
-                                               kNow, *end, w_prev, *w_now)));
+        ARROW_ASSIGN_OR_RAISE(
+            delta,
+            Query(ctx, flow, engine::stream::WindowedAppendDeltaSql(kNow, *end, w_prev, *w_now)));
         if (f.rows && f.rows->num_rows() > 0 && w_prev != std::numeric_limits<int64_t>::min()) {
           Registered r_prev(ctx, kPrev);
           ARROW_RETURN_NOT_OK(r_prev.Set(f.rows));
-          ARROW_ASSIGN_OR_RAISE(auto late, Query(ctx, flow,
-                                                 engine::stream::ChangedClosedWindowsSql(
-                                                     kNow, kPrev, *end, w_prev)));
+          ARROW_ASSIGN_OR_RAISE(
+              auto late,
+              Query(ctx, flow, engine::stream::ChangedClosedWindowsSql(kNow, kPrev, *end, w_prev)));
           step.late_rows = late->num_rows();
         }
       } else if (*w_now == kEndOfInput) {
@@ -321,15 +323,14 @@ arrow::Result<FlowStep> StepFlow(RunContext& ctx, DatasetStream& ds, FlowStream&
       if (!prev) {
         ARROW_ASSIGN_OR_RAISE(prev, EmptyLike(now));
       }
-      ARROW_ASSIGN_OR_RAISE(auto delta,
-                            Delta(ctx, flow, now, prev, engine::stream::UpdateDeltaSql(kNow, kPrev)));
+      ARROW_ASSIGN_OR_RAISE(
+          auto delta, Delta(ctx, flow, now, prev, engine::stream::UpdateDeltaSql(kNow, kPrev)));
       ARROW_ASSIGN_OR_RAISE(auto checked, CheckRows(ctx, ds, flow, delta, &step));
       Registered r_prev(ctx, kPrev), r_delta(ctx, kDelta);
       ARROW_RETURN_NOT_OK(r_prev.Set(prev));
       ARROW_RETURN_NOT_OK(r_delta.Set(checked));
       ARROW_ASSIGN_OR_RAISE(
-          f.rows, Query(ctx, flow,
-                        engine::stream::UpsertStateSql(kPrev, kDelta, f.update_keys)));
+          f.rows, Query(ctx, flow, engine::stream::UpsertStateSql(kPrev, kDelta, f.update_keys)));
       step.delta = checked;
       step.rows_out = checked->num_rows();
       break;

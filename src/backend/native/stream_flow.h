@@ -27,16 +27,16 @@ namespace thund::native {
 using engine::stream::kEndOfInput;
 
 struct TriggerContext {
-  int64_t index = 0;          // 1-based, in this run
+  int64_t index = 0;            // 1-based, in this run
   bool input_finished = false;  // every source of the run is exhausted
 };
 
 struct FlowStep {
-  int64_t rows_in = 0;   // rows the source took / rows of the query result
-  int64_t rows_out = 0;  // rows added to (or, rewriting flows, held by) the flow's output
-  int64_t late_rows = 0;  // windowed Append: rows behind an already emitted window
+  int64_t rows_in = 0;          // rows the source took / rows of the query result
+  int64_t rows_out = 0;         // rows added to (or, rewriting flows, held by) the flow's output
+  int64_t late_rows = 0;        // windowed Append: rows behind an already emitted window
   int64_t ignored_changes = 0;  // CDC: change rows with a NULL key or sequence
-  std::vector<int64_t> violations;  // per expectation of the target
+  std::vector<int64_t> violations;      // per expectation of the target
   std::shared_ptr<arrow::Table> delta;  // what changed (Append: new rows; Update: upserts)
   std::optional<int64_t> watermark_us;
 };
@@ -50,6 +50,10 @@ arrow::Result<FlowStep> StepFlow(RunContext& ctx, DatasetStream& ds, FlowStream&
                                  const std::shared_ptr<arrow::Table>& source_rows,
                                  const TriggerContext& trigger,
                                  const std::map<std::string, DatasetStream*>& streams);
+
+// Binds `content` in the run's catalog as `name` (replacing what was bound).
+arrow::Status BindTable(RunContext& ctx, const std::string& name,
+                        const std::shared_ptr<arrow::Table>& content);
 
 // Before the first trigger of a run: for an Append flow with committed
 // output, its previous query result over the input prefixes recorded at the

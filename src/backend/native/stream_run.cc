@@ -41,8 +41,10 @@ struct TriggerPolicy {
   int64_t interval_ms = 0;
   std::string Describe() const {
     switch (policy) {
-      case Policy::kOnce: return "once";
-      case Policy::kAvailableNow: return "available_now";
+      case Policy::kOnce:
+        return "once";
+      case Policy::kAvailableNow:
+        return "available_now";
       case Policy::kProcessingTime:
         return "processing_time(" + std::to_string(interval_ms) + " ms)";
     }
@@ -50,7 +52,8 @@ struct TriggerPolicy {
   }
 };
 
-TriggerPolicy ChoosePolicy(const std::vector<DatasetStream>& streams, std::vector<std::string>* notes) {
+TriggerPolicy ChoosePolicy(const std::vector<DatasetStream>& streams,
+                           std::vector<std::string>* notes) {
   TriggerPolicy t;
   bool all_once = true, any = false;
   std::set<std::string> kinds;
@@ -70,8 +73,10 @@ TriggerPolicy ChoosePolicy(const std::vector<DatasetStream>& streams, std::vecto
   }
   if (t.policy != Policy::kProcessingTime && any && all_once) t.policy = Policy::kOnce;
   if (kinds.size() > 1) {
-    notes->push_back("streaming flows declare different triggers; the native engine runs them "
-                     "in one loop with trigger " + t.Describe());
+    notes->push_back(
+        "streaming flows declare different triggers; the native engine runs them "
+        "in one loop with trigger " +
+        t.Describe());
   }
   return t;
 }
@@ -79,9 +84,7 @@ TriggerPolicy ChoosePolicy(const std::vector<DatasetStream>& streams, std::vecto
 arrow::Status Bind(RunContext& ctx, const DatasetStream& ds) {
   if (!ds.schema || ds.sink) return arrow::Status::OK();  // sinks are never read
   ARROW_ASSIGN_OR_RAISE(auto content, ds.Content());
-  arrow::TableBatchReader reader(*content);
-  ARROW_ASSIGN_OR_RAISE(auto batches, reader.ToRecordBatches());
-  return ctx.catalog->BindArrow(ds.dataset->name, content->schema(), std::move(batches));
+  return BindTable(ctx, ds.dataset->name, content);
 }
 
 void EmitFlow(RunContext& ctx, RunEvent::Kind kind, const Flow& f, std::string message = "") {
@@ -205,9 +208,9 @@ arrow::Status StreamLoop::BindViewIfReady(DatasetStream& ds) {
   auto bound = ctx_.catalog->BindView(ds.dataset->name, sql);
   if (!bound.ok()) return FlowError(*ds.flows[0].flow, bound);
   if (!ds.schema) {
-    ARROW_ASSIGN_OR_RAISE(auto empty, ctx_.session->Query("SELECT * FROM " +
-                                                          engine::QuoteIdentifier(ds.dataset->name) +
-                                                          " LIMIT 0"));
+    ARROW_ASSIGN_OR_RAISE(
+        auto empty, ctx_.session->Query("SELECT * FROM " +
+                                        engine::QuoteIdentifier(ds.dataset->name) + " LIMIT 0"));
     ds.schema = empty->schema();
   }
   return arrow::Status::OK();
@@ -271,8 +274,8 @@ arrow::Status StreamLoop::RunTrigger(int64_t index, bool* took_input, bool* fini
       const int64_t flow_start = SteadyMs();
       const std::optional<int64_t> watermark_before = f.watermark_us;
       auto it = taken.find(&f);
-      auto step = StepFlow(ctx_, ds, f, it == taken.end() ? nullptr : it->second, trigger,
-                           by_name_);
+      auto step =
+          StepFlow(ctx_, ds, f, it == taken.end() ? nullptr : it->second, trigger, by_name_);
       if (!step.ok()) {
         failed_flow_ = f.flow->name;
         return step.status();
@@ -286,7 +289,8 @@ arrow::Status StreamLoop::RunTrigger(int64_t index, bool* took_input, bool* fini
       tot.rows_in += step->rows_in;
       tot.rows_out += step->rows_out;
       tot.late += step->late_rows;
-      if (tot.violations.size() < step->violations.size()) tot.violations.resize(step->violations.size());
+      if (tot.violations.size() < step->violations.size())
+        tot.violations.resize(step->violations.size());
       for (size_t i = 0; i < step->violations.size(); ++i) tot.violations[i] += step->violations[i];
       f.rows_written += AppendOnly(f.shape) ? step->rows_out : 0;
 
@@ -294,7 +298,8 @@ arrow::Status StreamLoop::RunTrigger(int64_t index, bool* took_input, bool* fini
       e.rows_in = step->rows_in;
       e.rows_out = step->rows_out;
       e.elapsed_ms = SteadyMs() - flow_start;
-      if (f.source) e.positions[f.flow->name] = f.position_summary.empty() ? "start" : f.position_summary;
+      if (f.source)
+        e.positions[f.flow->name] = f.position_summary.empty() ? "start" : f.position_summary;
       if (step->watermark_us) {
         e.message = *step->watermark_us == kEndOfInput
                         ? "watermark: end of input"
@@ -320,9 +325,10 @@ arrow::Status StreamLoop::RunTrigger(int64_t index, bool* took_input, bool* fini
       if (step->late_rows > 0) {
         RunEvent late = TriggerEvent(RunEvent::Kind::kLateRows, f, ds, index);
         late.count = step->late_rows;
-        late.message = "already emitted window rows changed after late input (kept in Recompute "
-                       "mode; Append does not emit a window twice — use Update or Complete to "
-                       "see the change)";
+        late.message =
+            "already emitted window rows changed after late input (kept in Recompute "
+            "mode; Append does not emit a window twice — use Update or Complete to "
+            "see the change)";
         ctx_.Emit(late);
       }
     }
@@ -340,8 +346,9 @@ void StreamLoop::Notes() {
       const Flow& flow = *f.flow;
       if (!flow.streaming) continue;
       if (flow.streaming->mode == StreamingMode::kIncremental) {
-        std::string msg = "incremental mode is not built yet; the flow runs in Recompute mode "
-                          "(same results, every trigger re-reads all rows seen)";
+        std::string msg =
+            "incremental mode is not built yet; the flow runs in Recompute mode "
+            "(same results, every trigger re-reads all rows seen)";
         EmitFlow(ctx_, RunEvent::Kind::kFallback, flow, msg);
         ctx_.notes.push_back("flow '" + flow.name + "': " + msg);
       }
@@ -393,7 +400,8 @@ void StreamLoop::Finish(const arrow::Status& error, const std::string& failed_fl
     if (IsView(d)) {
       auto& state = ctx_.states[d.name];
       state.available = error.ok() && ds.schema != nullptr;
-      if (!state.available) state.blocked_reason = "view '" + d.name + "' over streams is not available";
+      if (!state.available)
+        state.blocked_reason = "view '" + d.name + "' over streams is not available";
       DatasetOutcome o = Outcome(d, state.available ? "computed" : "skipped",
                                  "view over streams (live in the trigger loop)");
       summary_->datasets.push_back(std::move(o));
@@ -429,9 +437,10 @@ void StreamLoop::Finish(const arrow::Status& error, const std::string& failed_fl
       ctx_.Emit(e);
     }
     if (!error.ok()) {
-      o.reason = error.message() + (ds.version.empty() ? "" : " (" + ds.version +
-                                                                   " from the last committed "
-                                                                   "trigger stays current)");
+      o.reason = error.message() + (ds.version.empty() ? ""
+                                                       : " (" + ds.version +
+                                                             " from the last committed "
+                                                             "trigger stays current)");
       state.available = false;
       state.blocked_reason = "upstream '" + d.name + "' failed";
     } else {
@@ -447,8 +456,7 @@ void StreamLoop::Finish(const arrow::Status& error, const std::string& failed_fl
 
 }  // namespace
 
-void RunStreams(RunContext& ctx, const std::vector<const Dataset*>& datasets,
-                RunSummary* summary) {
+void RunStreams(RunContext& ctx, const std::vector<const Dataset*>& datasets, RunSummary* summary) {
   StreamLoop loop(ctx, datasets, summary);
   loop.Run();
 }

@@ -1,7 +1,6 @@
 #include "backend/native/stream_state.h"
 
 #include <cstdio>
-
 #include <nlohmann/json.hpp>
 
 #include "backend/native/runner_util.h"
@@ -14,6 +13,18 @@
 
 namespace thund::native {
 namespace {
+
+// Writes every row of `table` to `writer` (a sink or part writer), batch by batch.
+template <typename Writer>
+arrow::Status WriteAll(const arrow::Table& table, Writer& writer) {
+  arrow::TableBatchReader reader(table);
+  std::shared_ptr<arrow::RecordBatch> batch;
+  while (true) {
+    ARROW_RETURN_NOT_OK(reader.ReadNext(&batch));
+    if (!batch) return arrow::Status::OK();
+    ARROW_RETURN_NOT_OK(writer.Write(batch));
+  }
+}
 
 using engine::batch::PartFile;
 using Json = nlohmann::json;
@@ -38,13 +49,13 @@ arrow::Status ApplyFlowState(const Json& j, FlowStream* f, const std::string& wh
   try {
     if (j.contains("position")) f->position = j.at("position").get<std::string>();
     if (j.contains("watermark_us")) f->watermark_us = j.at("watermark_us").get<int64_t>();
-    if (j.contains("consumed")) f->consumed = j.at("consumed").get<std::map<std::string, int64_t>>();
+    if (j.contains("consumed"))
+      f->consumed = j.at("consumed").get<std::map<std::string, int64_t>>();
     if (j.contains("once_done")) f->once_done = j.at("once_done").get<bool>();
   } catch (const std::exception& e) {
     return arrow::Status::IOError(where, ": stream state of flow '", f->flow->name,
-                                  "' is damaged (", e.what(),
-                                  "); run with --full-refresh ", f->flow->target,
-                                  " to rebuild the dataset from its sources");
+                                  "' is damaged (", e.what(), "); run with --full-refresh ",
+                                  f->flow->target, " to rebuild the dataset from its sources");
   }
   return arrow::Status::OK();
 }
@@ -53,13 +64,20 @@ arrow::Status ApplyFlowState(const Json& j, FlowStream* f, const std::string& wh
 
 const char* ShapeName(FlowShape s) {
   switch (s) {
-    case FlowShape::kSource: return "source";
-    case FlowShape::kAppend: return "append";
-    case FlowShape::kAppendWindowed: return "append (windowed)";
-    case FlowShape::kUpdate: return "update";
-    case FlowShape::kComplete: return "complete";
-    case FlowShape::kCdc: return "cdc";
-    case FlowShape::kOnce: return "once";
+    case FlowShape::kSource:
+      return "source";
+    case FlowShape::kAppend:
+      return "append";
+    case FlowShape::kAppendWindowed:
+      return "append (windowed)";
+    case FlowShape::kUpdate:
+      return "update";
+    case FlowShape::kComplete:
+      return "complete";
+    case FlowShape::kCdc:
+      return "cdc";
+    case FlowShape::kOnce:
+      return "once";
   }
   return "?";
 }
@@ -141,13 +159,7 @@ arrow::Status CommitSink(RunContext& ctx, DatasetStream* ds) {
       ARROW_ASSIGN_OR_RAISE(auto writer, engine::batch::SinkWriter::Open(
                                              ctx.store->shared_fs(), target, rows->schema(),
                                              "stream-" + std::string(tag)));
-      arrow::TableBatchReader reader(*rows);
-      std::shared_ptr<arrow::RecordBatch> batch;
-      while (true) {
-        ARROW_RETURN_NOT_OK(reader.ReadNext(&batch));
-        if (!batch) break;
-        ARROW_RETURN_NOT_OK(writer->Write(batch));
-      }
+      ARROW_RETURN_NOT_OK(WriteAll(*rows, *writer));
       ARROW_RETURN_NOT_OK(writer->Commit().status());
       ds->epoch = epoch;
       ds->rows += rows->num_rows();
@@ -180,10 +192,9 @@ arrow::Status LoadStream(RunContext& ctx, DatasetStream* ds, bool fresh) {
     try {
       state = Json::parse(*state_text);
     } catch (const std::exception& e) {
-      return arrow::Status::IOError(StatePath(ctx, d.name, m.version),
-                                    ": stream state is not valid JSON (", e.what(),
-                                    "); run with --full-refresh ", d.name,
-                                    " to rebuild the dataset from its sources");
+      return arrow::Status::IOError(
+          StatePath(ctx, d.name, m.version), ": stream state is not valid JSON (", e.what(),
+          "); run with --full-refresh ", d.name, " to rebuild the dataset from its sources");
     }
   }
   // A version written by a batch run (no _stream.json) is kept as rows of
@@ -195,10 +206,9 @@ arrow::Status LoadStream(RunContext& ctx, DatasetStream* ds, bool fresh) {
       ARROW_ASSIGN_OR_RAISE(auto t, engine::ReadParquetFile(dir + "/" + part.file));
       if (!ds->schema) ds->schema = t->schema();
       if (!t->schema()->Equals(*ds->schema)) {
-        ARROW_ASSIGN_OR_RAISE(auto conformer,
-                              engine::batch::SchemaConformer::Make(*t->schema(), ds->schema,
-                                                                   d.schema.declared(), d.name,
-                                                                   f.flow->name));
+        ARROW_ASSIGN_OR_RAISE(auto conformer, engine::batch::SchemaConformer::Make(
+                                                  *t->schema(), ds->schema, d.schema.declared(),
+                                                  d.name, f.flow->name));
         ARROW_ASSIGN_OR_RAISE(auto batch, t->CombineChunksToBatch());
         ARROW_ASSIGN_OR_RAISE(batch, conformer.Conform(batch));
         ARROW_ASSIGN_OR_RAISE(t, arrow::Table::FromRecordBatches({batch}));
@@ -212,7 +222,8 @@ arrow::Status LoadStream(RunContext& ctx, DatasetStream* ds, bool fresh) {
     }
     auto it = state.find("flows");
     if (it != state.end() && it->contains(f.flow->name)) {
-      ARROW_RETURN_NOT_OK(ApplyFlowState(it->at(f.flow->name), &f, StatePath(ctx, d.name, m.version)));
+      ARROW_RETURN_NOT_OK(
+          ApplyFlowState(it->at(f.flow->name), &f, StatePath(ctx, d.name, m.version)));
     }
   }
   ds->stamp = m.Stamp();
@@ -243,8 +254,8 @@ arrow::Status CommitStream(RunContext& ctx, DatasetStream* ds) {
       if (AppendOnly(f.shape)) {
         const std::string from_dir = ctx.store->layout().VersionDir(d.name, f.committed_version);
         for (const PartFile& part : f.committed_parts) {
-          ARROW_RETURN_NOT_OK(
-              engine::LinkOrCopy(ctx.store->fs(), from_dir + "/" + part.file, pending.dir + "/" + part.file));
+          ARROW_RETURN_NOT_OK(engine::LinkOrCopy(ctx.store->fs(), from_dir + "/" + part.file,
+                                                 pending.dir + "/" + part.file));
           parts.push_back(part);
         }
         to_write = f.added;
@@ -252,26 +263,20 @@ arrow::Status CommitStream(RunContext& ctx, DatasetStream* ds) {
         to_write = f.rows;
       }
       if (to_write && to_write->num_rows() > 0) {
-        ARROW_ASSIGN_OR_RAISE(auto writer, engine::batch::ParquetPartWriter::Open(
-                                               ctx.store->shared_fs(), pending.dir,
-                                               "v" + std::to_string(pending.version) + "-f" +
-                                                   Pad(i),
-                                               to_write->schema()));
-        arrow::TableBatchReader reader(*to_write);
-        std::shared_ptr<arrow::RecordBatch> batch;
-        while (true) {
-          ARROW_RETURN_NOT_OK(reader.ReadNext(&batch));
-          if (!batch) break;
-          ARROW_RETURN_NOT_OK(writer->Write(batch));
-        }
+        ARROW_ASSIGN_OR_RAISE(
+            auto writer,
+            engine::batch::ParquetPartWriter::Open(
+                ctx.store->shared_fs(), pending.dir,
+                "v" + std::to_string(pending.version) + "-f" + Pad(i), to_write->schema()));
+        ARROW_RETURN_NOT_OK(WriteAll(*to_write, *writer));
         ARROW_ASSIGN_OR_RAISE(auto written, writer->Finish(f.flow->name));
         parts.insert(parts.end(), written.begin(), written.end());
       }
       for (const auto& p : parts) manifest.rows += p.rows;
       manifest.files.insert(manifest.files.end(), parts.begin(), parts.end());
     }
-    ARROW_RETURN_NOT_OK(engine::WriteFileAtomically(
-        ctx.store->fs(), pending.dir + "/" + kStateFile, state.dump(1)));
+    ARROW_RETURN_NOT_OK(engine::WriteFileAtomically(ctx.store->fs(), pending.dir + "/" + kStateFile,
+                                                    state.dump(1)));
     manifest.run_id = ctx.run_id;
     if (ds->schema) manifest.schema = engine::batch::DescribeSchema(*ds->schema);
     return ctx.store->Commit(pending, manifest, &ctx.notes);
