@@ -9,17 +9,14 @@
 #include "engine/io/parquet_io.h"
 #include "engine/stream/stream_source.h"
 #include "engine/table_compare.h"
+#include "stream/file_drop_fixture.h"
 
 namespace thund::engine::stream {
 namespace {
 
 using testing::TempDir;
+using testing::WriteText;
 namespace fs = std::filesystem;
-
-void WriteText(const std::string& path, const std::string& text) {
-  fs::create_directories(fs::path(path).parent_path());
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
-}
 
 ::testing::AssertionResult Mentions(const arrow::Status& st,
                                     const std::vector<std::string>& pieces) {
@@ -32,23 +29,9 @@ void WriteText(const std::string& path, const std::string& text) {
   return ::testing::AssertionSuccess();
 }
 
-class FileDropErrorTest : public ::testing::Test {
+class FileDropErrorTest : public testing::FileDropFixture {
  protected:
-  arrow::Result<std::unique_ptr<StreamSource>> Make(std::string format, StringMap options = {},
-                                                    std::string path = "", bool file_drop = true) {
-    FileSource spec{path.empty() ? dir_.path().string() : path, std::move(format), file_drop,
-                    std::move(options)};
-    flow_ = Flow::FromSource("ingest", "events", spec);
-    StreamSourceContext ctx;
-    ctx.flow = &flow_;
-    ctx.target = &target_;
-    return MakeStreamSource(*flow_.source, ctx);
-  }
   arrow::Status NextStatus(StreamSource& src) { return src.Next({true}).status(); }
-
-  TempDir dir_;
-  Flow flow_;
-  Dataset target_ = Dataset::StreamingTable("events");
 };
 
 TEST_F(FileDropErrorTest, FileWithOtherColumnsIsAClearErrorAndStaysPending) {

@@ -12,19 +12,15 @@
 #include "engine/io/parquet_io.h"
 #include "engine/stream/stream_source.h"
 #include "engine/table_compare.h"
+#include "stream/file_drop_fixture.h"
 
 namespace thund::engine::stream {
 namespace {
 
 using testing::TablesEqualUnordered;
 using testing::TempDir;
+using testing::WriteText;
 namespace fs = std::filesystem;
-
-void WriteText(const std::string& path, const std::string& text) {
-  fs::create_directories(fs::path(path).parent_path());
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-}
 
 std::shared_ptr<arrow::Table> IdName(std::vector<int64_t> ids, std::vector<std::string> names) {
   arrow::Int64Builder a;
@@ -44,20 +40,8 @@ std::shared_ptr<arrow::Table> Duck(const std::string& from) {
   return *t;
 }
 
-class FileDropTest : public ::testing::Test {
+class FileDropTest : public testing::FileDropFixture {
  protected:
-  arrow::Result<std::unique_ptr<StreamSource>> Make(
-      std::string format, StringMap options = {}, std::string path = "",
-      std::shared_ptr<arrow::fs::FileSystem> filesystem = nullptr) {
-    FileSource spec{path.empty() ? dir_.path().string() : path, std::move(format), true,
-                    std::move(options)};
-    flow_ = Flow::FromSource("ingest", "events", spec);
-    StreamSourceContext ctx;
-    ctx.flow = &flow_;
-    ctx.target = &target_;
-    ctx.filesystem = std::move(filesystem);
-    return MakeStreamSource(*flow_.source, ctx);
-  }
   // The rows of the next trigger (null when there is nothing new).
   std::shared_ptr<arrow::Table> Take(StreamSource& src, TriggerLimit limit = {}) {
     auto got = src.Next(limit);
@@ -65,10 +49,6 @@ class FileDropTest : public ::testing::Test {
     if (!got.ok() || !got->has_value()) return nullptr;
     return (*got)->rows;
   }
-
-  TempDir dir_;
-  Flow flow_;
-  Dataset target_ = Dataset::StreamingTable("events");
 };
 
 TEST_F(FileDropTest, TakesFilesAddedBetweenTriggersAndMatchesDuckDb) {
@@ -168,7 +148,7 @@ class GrowingFs : public arrow::fs::LocalFileSystem {
 TEST_F(FileDropTest, FileChangedWhileReadingIsTakenLater) {
   WriteText(dir_.File("a.csv"), "id,name\n1,x\n");
   auto growing = std::make_shared<GrowingFs>();
-  THUND_ASSERT_OK_AND_ASSIGN(auto src, Make("csv", {}, "", growing));
+  THUND_ASSERT_OK_AND_ASSIGN(auto src, Make("csv", {}, "", /*file_drop=*/true, growing));
   EXPECT_EQ(Take(*src), nullptr);
   EXPECT_TRUE(growing->grown_);
   auto rows = Take(*src);
@@ -279,7 +259,7 @@ TEST_F(FileDropTest, RelativePathIsFromTheWorkingDirectory) {
   ASSERT_FALSE(fs::path(relative).is_absolute());
   for (auto filesystem : std::vector<std::shared_ptr<arrow::fs::FileSystem>>{
            nullptr, std::make_shared<arrow::fs::LocalFileSystem>()}) {
-    THUND_ASSERT_OK_AND_ASSIGN(auto src, Make("csv", {}, relative, filesystem));
+    THUND_ASSERT_OK_AND_ASSIGN(auto src, Make("csv", {}, relative, /*file_drop=*/true, filesystem));
     auto rows = Take(*src);
     ASSERT_NE(rows, nullptr);
     EXPECT_TRUE(TablesEqualUnordered(*IdName({1}, {"a"}), *rows));
