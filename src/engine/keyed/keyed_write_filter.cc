@@ -201,13 +201,32 @@ arrow::Status KeyedWriteFilter::UseSourceRows(std::shared_ptr<arrow::fs::FileSys
   return arrow::Status::OK();
 }
 
-arrow::Status KeyedWriteFilter::ExcludeWrittenAsBytes(const EncodedKeys& keys,
-                                                      uint8_t* candidate) const {
-  if (written_->size() == 0) return arrow::Status::OK();
-  std::vector<uint8_t> as_bytes(static_cast<size_t>(keys.length), 0);
-  written_->Contains(keys, as_bytes.data());
-  for (int64_t i = 0; i < keys.length; ++i) candidate[i] = candidate[i] && !as_bytes[i];
-  return arrow::Status::OK();
+arrow::Result<int64_t> KeyedWriteFilter::ClaimFirst(const EncodedKeys& keys, int64_t first_row,
+                                                    const int64_t* rows, uint8_t* mask,
+                                                    uint8_t* first) {
+  const int64_t n = keys.length;
+  int64_t considered = 0;
+  for (int64_t i = 0; i < n; ++i) considered += mask[i] && !keys.is_null[i];
+  const bool numbered = first_row >= 0 || rows != nullptr;
+  // A key counts as written when either set holds it: drop from `mask` the
+  // keys of the set this batch does not go into.
+  std::vector<uint8_t> in_other(static_cast<size_t>(n), 0);
+  if (written_rows_ != nullptr && numbered) {
+    if (written_->size() > 0) written_->Contains(keys, in_other.data());
+  } else if (written_rows_ != nullptr && written_rows_->size() > 0) {
+    ARROW_RETURN_NOT_OK(written_rows_->Lookup(keys, in_other.data()));
+  }
+  for (int64_t i = 0; i < n; ++i) mask[i] = mask[i] && !in_other[i];
+  if (written_rows_ != nullptr && numbered) {
+    ARROW_RETURN_NOT_OK(rows != nullptr
+                            ? written_rows_->InsertIfAbsent(keys, rows, mask, first)
+                            : written_rows_->InsertIfAbsent(keys, first_row, mask, first));
+  } else {
+    written_->InsertIfAbsent(keys, mask, first);
+  }
+  int64_t claimed = 0;
+  for (int64_t i = 0; i < n; ++i) claimed += first[i];
+  return considered - claimed;
 }
 
 arrow::Status KeyedWriteFilter::NoteForAll(const arrow::RecordBatch& batch,
@@ -252,40 +271,17 @@ arrow::Result<KeyedWriteFilter::WriteSplit> KeyedWriteFilter::FilterForWrite(
   WriteSplit split;
   std::vector<uint8_t> later(n, 0);
   int64_t now = 0, deferred = 0;
-  if (options_.duplicates == Duplicates::kFirst && written_rows_ != nullptr &&
-      source_rows != nullptr && source_rows->size() == n) {
-    // Numbered source rows: claimed in the row index (keys held as bytes, from
-    // rows without numbers, count as written too).
+  if (options_.duplicates == Duplicates::kFirst) {
+    const bool numbered = source_rows != nullptr && source_rows->size() == n;
     std::vector<uint8_t> first(n, 0);
-    ARROW_RETURN_NOT_OK(ExcludeWrittenAsBytes(keys, keep.data()));
-    ARROW_RETURN_NOT_OK(
-        written_rows_->InsertIfAbsent(keys, source_rows->data(), keep.data(), first.data()));
-    int64_t dups = 0;
+    ARROW_ASSIGN_OR_RAISE(
+        int64_t dups,
+        ClaimFirst(keys, -1, numbered ? source_rows->data() : nullptr, keep.data(), first.data()));
+    skipped_duplicate_ += dups;
     for (size_t i = 0; i < n; ++i) {
-      dups += keep[i] && !first[i];
       keep[i] = first[i];
       now += keep[i];
     }
-    skipped_duplicate_ += dups;
-  } else if (options_.duplicates == Duplicates::kFirst) {
-    int64_t dups = 0;
-    if (written_rows_ != nullptr && written_rows_->size() > 0) {
-      // Written earlier in this run, from rows of known numbers.
-      std::vector<uint8_t> earlier(n, 0);
-      ARROW_RETURN_NOT_OK(written_rows_->Lookup(keys, earlier.data()));
-      for (size_t i = 0; i < n; ++i) {
-        dups += keep[i] && earlier[i];
-        keep[i] = keep[i] && !earlier[i];
-      }
-    }
-    std::vector<uint8_t> first(n, 0);
-    written_->InsertIfAbsent(keys, keep.data(), first.data());
-    for (size_t i = 0; i < n; ++i) {
-      dups += keep[i] && !first[i];
-      keep[i] = first[i];
-      now += keep[i];
-    }
-    skipped_duplicate_ += dups;
   } else {
     std::vector<uint8_t> repeated(n, 0);
     repeated_->Contains(keys, repeated.data());
@@ -315,18 +311,12 @@ arrow::Result<int64_t> KeyedWriteFilter::ClaimRows(const arrow::RecordBatch& key
   const size_t n = static_cast<size_t>(keys.length);
   writable->assign(n, 0);
   int64_t count = 0;
-  if (options_.duplicates == Duplicates::kFirst && written_rows_ != nullptr && first_row >= 0) {
-    // Keys written from rows without numbers (held as bytes) count as written too.
-    std::vector<uint8_t> candidate(n, 1);
-    ARROW_RETURN_NOT_OK(ExcludeWrittenAsBytes(keys, candidate.data()));
-    ARROW_RETURN_NOT_OK(
-        written_rows_->InsertIfAbsent(keys, first_row, candidate.data(), writable->data()));
+  if (options_.duplicates == Duplicates::kFirst) {
+    std::vector<uint8_t> all(n, 1);
+    ARROW_ASSIGN_OR_RAISE(int64_t dups,
+                          ClaimFirst(keys, first_row, nullptr, all.data(), writable->data()));
+    skipped_duplicate_ += dups;
     for (size_t i = 0; i < n; ++i) count += (*writable)[i];
-    skipped_duplicate_ += keys.length - keys.null_count - count;
-  } else if (options_.duplicates == Duplicates::kFirst) {
-    written_->InsertIfAbsent(keys, nullptr, writable->data());
-    for (size_t i = 0; i < n; ++i) count += (*writable)[i];
-    skipped_duplicate_ += keys.length - keys.null_count - count;
   } else {
     repeated_->Contains(keys, writable->data());
     for (size_t i = 0; i < n; ++i) {

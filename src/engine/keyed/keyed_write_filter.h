@@ -145,8 +145,14 @@ class KeyedWriteFilter {
                        const std::string& where, EncodedKeys* keys) const;
   arrow::Status CheckNulls(const EncodedKeys& keys, const std::string& where,
                            int64_t first_row) const;
-  // candidate[i] = 0 for keys in the written set held as bytes.
-  arrow::Status ExcludeWrittenAsBytes(const EncodedKeys& keys, uint8_t* candidate) const;
+  // duplicates=first: for each row with mask[i] and a key, in order: first[i]
+  // = 1 when no earlier row of this run had its key (it is claimed now), else
+  // 0. Rows numbered in the source (first_row + i, or rows[i]; first_row = -1
+  // and rows = null: not numbered) are held in written_rows_ when it exists,
+  // others in written_; a key in either counts as written. `mask` is used as
+  // scratch. Returns how many rows were duplicates.
+  arrow::Result<int64_t> ClaimFirst(const EncodedKeys& keys, int64_t first_row, const int64_t* rows,
+                                    uint8_t* mask, uint8_t* first);
 
   KeyedWriteOptions options_;
   KeySpec spec_;
