@@ -241,6 +241,12 @@ arrow::Result<UnitRows> ReadSourceUnit(const std::shared_ptr<arrow::fs::FileSyst
     if (s.kept == 0) continue;
     ARROW_ASSIGN_OR_RAISE(auto kept, KeepRows(*rows->Slice(s.offset, s.length), s.keep, s.kept));
     out.batches.push_back(std::move(kept));
+    if (u.first_row >= 0 && !keys_only) {  // the kept rows' numbers in the source
+      std::vector<int64_t>& numbers = out.batch_rows.emplace_back();
+      for (int64_t i = 0; i < s.length; ++i) {
+        if (s.keep[i]) numbers.push_back(u.first_row + s.offset + i);
+      }
+    }
   }
   return out;
 }

@@ -47,8 +47,8 @@ arrow::Result<Source> OpenSource(const std::shared_ptr<arrow::fs::FileSystem>& f
 struct UnitRows {
   std::vector<std::shared_ptr<arrow::RecordBatch>> batches;  // conformed to Source::schema
   // Per batch, the number of each of its rows in the source (SourceUnit::
-  // first_row + row in the unit), when the source side filtered the unit and
-  // its rows are numbered; else empty.
+  // first_row + row in the unit), when the source side filtered a numbered
+  // (Parquet) unit; else empty.
   std::vector<std::vector<int64_t>> batch_rows;
   int64_t rows_read = 0;
   // Set instead of `batches` when the caller asked to defer fully new units
