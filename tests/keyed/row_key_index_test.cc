@@ -160,6 +160,24 @@ TEST_F(RowKeyIndexTest, OverflowEntriesAreFoundAndConfirmed) {
   ExpectExact(*index, Probes(kRows, false));
 }
 
+// Shards sized for ~95% fill: many home groups are full, so lookups go on to
+// the next groups (and wrap around the end of a shard). Exact all the same,
+// with real tags and with 1-bit tags (candidates everywhere).
+TEST_F(RowKeyIndexTest, FullHomeGroupsAreScannedOnExactly) {
+  for (int tag_bits : {24, 1}) {
+    SCOPED_TRACE("tag_bits " + std::to_string(tag_bits));
+    RowKeyIndex::Tuning tuning;
+    tuning.tag_bits = tag_bits;
+    tuning.sized_load = 0.95;
+    std::unique_ptr<RowKeyIndex> index;
+    KEYED_ASSERT_OK_AND_ASSIGN(index, Build(tuning, /*buckets=*/1));
+    ExpectExact(*index, Probes(kRows, /*in_order=*/false));
+    if (tag_bits == 24) {
+      EXPECT_GT(index->lookups_past_home(), 0);
+    }
+  }
+}
+
 TEST_F(RowKeyIndexTest, AnEmptyCacheBudgetStaysExactAndStopsEvictingWhenLookupsJumpAround) {
   RowKeyIndex::Tuning tuning;
   tuning.cache_budget_bytes = 1;

@@ -7,6 +7,7 @@
 #include "engine/keyed/key_hash.h"
 #include "engine/keyed/ordered_parallel.h"
 #include "engine/keyed/shard_locking.h"
+#include "engine/keyed/slot_groups.h"
 
 namespace thund::engine::keyed {
 namespace {
@@ -17,40 +18,41 @@ constexpr int64_t kPrefetchAhead = 32;  // keys whose home slots are in flight
 
 int64_t RowOf(uint64_t slot) { return static_cast<int64_t>(slot & kRowMask) - 1; }
 
-// The first slot at or after `p` (in probe order) whose tag is `tag`, or -1
-// when an empty slot comes first.
+// The index's groups (slot_groups.h): tags sit above the row.
+inline GroupBits Scan(const uint64_t* group, uint64_t tag) {
+  return ScanGroup<kRowBits>(group, tag);
+}
 template <typename ShardT>
-int64_t NextCandidate(const ShardT& s, uint64_t p, uint64_t tag) {
-  for (;; p = (p + 1) & s.mask) {
-    const uint64_t v = s.slots[p];
-    if (v == 0) return -1;
-    if ((v >> kRowBits) == tag) return static_cast<int64_t>(p);
-  }
+inline int64_t NextCandidate(const ShardT& s, uint64_t hash, uint64_t tag, int64_t after) {
+  return NextTagged<kRowBits>(s.slots.data(), s.gmask, hash & s.gmask, tag, after);
 }
 
 }  // namespace
 
-// One shard of a table: linear probing, never rehashed. Entries past
-// `limit` (a shard far above its expected share, which presizing makes
-// vanishingly rare) go to `overflow`.
+// One shard of a table: probed by groups of slots (slot_groups.h), never
+// rehashed. Entries past `limit` (a shard far above its expected share, which
+// presizing makes vanishingly rare) go to `overflow`.
 struct RowKeyIndex::Shard {
   std::mutex mu;  // held while Build adds rows
   ZeroedArray<uint64_t> slots;
-  uint64_t mask = 0;
+  uint64_t gmask = 0;  // groups - 1
   int64_t size = 0;
   int64_t limit = 0;
   std::unordered_multimap<uint64_t, uint64_t> overflow;  // hash -> slot value
 
-  void Add(uint64_t hash, uint64_t value) {
+  // Returns false when the entry went to the overflow.
+  bool Add(uint64_t hash, uint64_t value) {
     if (size >= limit) {
       overflow.emplace(hash, value);
-      return;
+      return false;
     }
-    for (uint64_t i = hash & mask;; i = (i + 1) & mask) {
-      if (slots[i] == 0) {
-        slots[i] = value;
+    for (uint64_t g = hash & gmask;; g = (g + 1) & gmask) {
+      uint64_t* group = &slots[g * kGroupSlots];
+      const unsigned empty = Scan(group, 0).empty;
+      if (empty != 0) {
+        group[FirstSlot(empty)] = value;
         ++size;
-        return;
+        return true;
       }
     }
   }
@@ -63,6 +65,7 @@ struct RowKeyIndex::Table {
   std::vector<const Shard*> ptrs;  // shards, for the lookup loops
   int64_t keys = 0;                // sized for this many
   int64_t size = 0;
+  std::atomic<bool> overflowed{false};  // some shard has overflow entries
 };
 
 RowKeyIndex::~RowKeyIndex() = default;
@@ -82,7 +85,7 @@ const RowKeyIndex::Shard& RowKeyIndex::ShardFor(const Table& t, uint64_t hash) c
 void RowKeyIndex::PrefetchHome(uint64_t hash) const {
   for (const auto& t : tables_) {
     const Shard& s = ShardFor(*t, hash);
-    __builtin_prefetch(&s.slots[hash & s.mask]);
+    __builtin_prefetch(&s.slots[(hash & s.gmask) * kGroupSlots]);
   }
 }
 
@@ -90,14 +93,16 @@ void RowKeyIndex::AddTable(int64_t keys) {
   // Every shard presized for its expected share plus 6 standard deviations.
   const int64_t per = keys / buckets_ + 1;
   const int64_t want = per + static_cast<int64_t>(6.0 * std::sqrt(static_cast<double>(per))) + 64;
-  uint64_t capacity = 16;
-  while (static_cast<double>(capacity) * 0.75 < static_cast<double>(want)) capacity <<= 1;
+  uint64_t capacity = 2 * kGroupSlots;
+  while (static_cast<double>(capacity) * tuning_.sized_load < static_cast<double>(want)) {
+    capacity <<= 1;
+  }
   auto table = std::make_unique<Table>();
   table->keys = keys;
   for (int64_t b = 0; b < buckets_; ++b) {
     auto shard = std::make_unique<Shard>();
     shard->slots = ZeroedArray<uint64_t>(capacity);
-    shard->mask = capacity - 1;
+    shard->gmask = capacity / kGroupSlots - 1;
     shard->limit = static_cast<int64_t>(static_cast<double>(capacity) * tuning_.max_load);
     table->ptrs.push_back(shard.get());
     table->shards.push_back(std::move(shard));
@@ -194,18 +199,22 @@ void RowKeyIndex::AddAll(const EncodedKeys& keys, int64_t first_row,
   }
   ForEachShardLocked(
       std::move(pending), [&](size_t s) -> std::mutex& { return table.shards[s]->mu; },
-      [&](size_t s) {
-        Shard& shard = *table.shards[s];
-        const std::vector<uint32_t>& rows = (*by_shard)[s];
-        constexpr size_t kAhead = 16;
-        for (size_t r = 0; r < rows.size(); ++r) {
-          if (r + kAhead < rows.size()) {
-            __builtin_prefetch(&shard.slots[keys.hash[rows[r + kAhead]] & shard.mask], 1);
-          }
-          const uint32_t i = rows[r];
-          shard.Add(keys.hash[i], SlotValue(keys.w0[i], first_row + i));
-        }
-      });
+      [&](size_t s) { AddRows(&table, table.shards[s].get(), (*by_shard)[s], keys, first_row); });
+}
+
+void RowKeyIndex::AddRows(Table* table, Shard* shard, const std::vector<uint32_t>& rows,
+                          const EncodedKeys& keys, int64_t first_row) {
+  constexpr size_t kAhead = 16;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    if (r + kAhead < rows.size()) {
+      const uint64_t ahead = keys.hash[rows[r + kAhead]];
+      __builtin_prefetch(&shard->slots[(ahead & shard->gmask) * kGroupSlots], 1);
+    }
+    const uint32_t i = rows[r];
+    if (!shard->Add(keys.hash[i], SlotValue(keys.w0[i], first_row + i))) {
+      table->overflowed.store(true, std::memory_order_relaxed);
+    }
+  }
 }
 
 arrow::Result<bool> RowKeyIndex::Matches(int64_t row, const EncodedKeys& keys, int64_t k,
@@ -239,8 +248,8 @@ arrow::Result<bool> RowKeyIndex::AnyMatch(const EncodedKeys& keys, int64_t k, co
   const uint64_t hash = keys.hash[k], tag = TagOf(keys.w0[k]);
   for (size_t t = 0; t < tables_.size(); ++t) {
     const Shard& s = ShardFor(*tables_[t], hash);
-    for (int64_t slot = NextCandidate(s, hash & s.mask, tag); slot >= 0;
-         slot = NextCandidate(s, (static_cast<uint64_t>(slot) + 1) & s.mask, tag)) {
+    for (int64_t slot = NextCandidate(s, hash, tag, -1); slot >= 0;
+         slot = NextCandidate(s, hash, tag, slot)) {
       if (skip != nullptr && skip->table == static_cast<int>(t) && skip->slot == slot) continue;
       ARROW_ASSIGN_OR_RAISE(bool same,
                             Matches(RowOf(s.slots[slot]), keys, k, batch, unit_keys, lo, hi));
@@ -258,28 +267,82 @@ arrow::Result<bool> RowKeyIndex::AnyMatch(const EncodedKeys& keys, int64_t k, co
   return false;
 }
 
+// The common case of pass 1 (one table, nothing overflowed): per key one scan
+// of its home group, its outcome recorded by moving the ends of two lists
+// rather than by branching on the slots. That decides most keys; the few
+// whose home group is full and holds no candidate are scanned on afterwards.
+void RowKeyIndex::FirstCandidates(const Table& table, const EncodedKeys& keys,
+                                  std::vector<Candidate>* out) const {
+  const int64_t n = keys.length;
+  struct View {
+    const uint64_t* slots;
+    uint64_t gmask;
+  };
+  thread_local std::vector<View> views;
+  thread_local std::vector<int64_t> more;
+  views.clear();
+  for (const Shard* s : table.ptrs) views.push_back(View{s->slots.data(), s->gmask});
+  const uint32_t shards = static_cast<uint32_t>(views.size());
+  out->resize(static_cast<size_t>(n));
+  more.resize(static_cast<size_t>(n));
+  Candidate* found = out->data();
+  int64_t* rest = more.data();
+  int64_t nfound = 0, nrest = 0;
+  for (int64_t i = 0; i < n + kPrefetchAhead; ++i) {
+    if (i < n) {
+      const View& v = views[ShardOf(keys.hash[i], shards)];
+      __builtin_prefetch(v.slots + (keys.hash[i] & v.gmask) * kGroupSlots);
+    }
+    const int64_t k = i - kPrefetchAhead;
+    if (k < 0) continue;
+    const uint64_t hash = keys.hash[k];
+    const View& v = views[ShardOf(hash, shards)];
+    const uint64_t g = hash & v.gmask;
+    const uint64_t* group = v.slots + g * kGroupSlots;
+    const GroupBits bits = Scan(group, TagOf(keys.w0[k]));
+    const unsigned j = FirstSlot(bits.tags) & (kGroupSlots - 1);  // slot 0 when none
+    const int64_t live = keys.is_null[k] == 0;
+    found[nfound] = Candidate{k, 0, static_cast<int64_t>(g * kGroupSlots + j), RowOf(group[j])};
+    nfound += live & (bits.tags != 0);
+    rest[nrest] = k;
+    nrest += live & (bits.tags == 0) & (bits.empty == 0);
+  }
+  out->resize(static_cast<size_t>(nfound));
+  if (nrest > 0) lookups_past_home_ += nrest;
+  for (int64_t r = 0; r < nrest; ++r) {
+    const int64_t k = rest[r];
+    const Shard& s = ShardFor(table, keys.hash[k]);
+    const int64_t slot = NextCandidate(s, keys.hash[k], TagOf(keys.w0[k]), -1);
+    if (slot >= 0) out->push_back(Candidate{k, 0, slot, RowOf(s.slots[slot])});
+  }
+}
+
 arrow::Status RowKeyIndex::Lookup(const EncodedKeys& keys, uint8_t* out) const {
   const int64_t n = keys.length;
   std::fill(out, out + n, 0);
   if (size_ == 0) return arrow::Status::OK();
   // Pass 1, pipelined: each key's first slot with a matching tag (most keys
-  // have at most one; stopping there leaves the rest of the cluster alone).
+  // have at most one; stopping there leaves the rest of its groups alone).
   thread_local std::vector<Candidate> candidates;
   candidates.clear();
-  for (int64_t i = 0; i < n + kPrefetchAhead; ++i) {
-    if (i < n) PrefetchHome(keys.hash[i]);
-    const int64_t k = i - kPrefetchAhead;
-    if (k < 0 || keys.is_null[k]) continue;
-    const uint64_t tag = TagOf(keys.w0[k]);
-    Candidate c{k, -1, -1, -1};
-    bool overflow = false;
-    for (size_t t = 0; t < tables_.size() && c.table < 0; ++t) {
-      const Shard& s = ShardFor(*tables_[t], keys.hash[k]);
-      const int64_t slot = NextCandidate(s, keys.hash[k] & s.mask, tag);
-      if (slot >= 0) c = Candidate{k, static_cast<int>(t), slot, RowOf(s.slots[slot])};
-      overflow = overflow || !s.overflow.empty();
+  if (tables_.size() == 1 && !tables_[0]->overflowed.load(std::memory_order_relaxed)) {
+    FirstCandidates(*tables_[0], keys, &candidates);
+  } else {
+    for (int64_t i = 0; i < n + kPrefetchAhead; ++i) {
+      if (i < n) PrefetchHome(keys.hash[i]);
+      const int64_t k = i - kPrefetchAhead;
+      if (k < 0 || keys.is_null[k]) continue;
+      const uint64_t tag = TagOf(keys.w0[k]);
+      Candidate c{k, -1, -1, -1};
+      bool overflow = false;
+      for (size_t t = 0; t < tables_.size() && c.table < 0; ++t) {
+        const Shard& s = ShardFor(*tables_[t], keys.hash[k]);
+        const int64_t slot = NextCandidate(s, keys.hash[k], tag, -1);
+        if (slot >= 0) c = Candidate{k, static_cast<int>(t), slot, RowOf(s.slots[slot])};
+        overflow = overflow || !s.overflow.empty();
+      }
+      if (c.table >= 0 || overflow) candidates.push_back(c);
     }
-    if (c.table >= 0 || overflow) candidates.push_back(c);
   }
   // Pass 2: confirm against the keys themselves (row groups in the order the
   // candidates need them; consecutive candidates mostly share one).
@@ -337,23 +400,28 @@ arrow::Status RowKeyIndex::InsertIfAbsentImpl(const EncodedKeys& keys, int64_t f
     const int64_t row = rows != nullptr ? rows[k] : first_row + k;
     Shard& s = *last->shards[ShardOf(hash, static_cast<uint32_t>(last->shards.size()))];
     if (tables_.size() == 1 && s.overflow.empty() && s.size < s.limit) {
-      // One table, no overflow (the usual case): one scan of the key's cluster
+      // One table, no overflow (the usual case): one scan of the key's groups
       // both confirms candidates and finds the empty slot to fill.
       const uint64_t tag = TagOf(keys.w0[k]);
       bool present = false;
-      uint64_t p = hash & s.mask;
-      for (; s.slots[p] != 0 && !present; p = (p + 1) & s.mask) {
-        if ((s.slots[p] >> kRowBits) != tag) continue;
-        ARROW_ASSIGN_OR_RAISE(present,
-                              Matches(RowOf(s.slots[p]), keys, k, batch, &unit_keys, &lo, &hi));
+      uint64_t* group = nullptr;
+      GroupBits bits;
+      for (uint64_t g = hash & s.gmask; !present; g = (g + 1) & s.gmask) {
+        group = &s.slots[g * kGroupSlots];
+        bits = Scan(group, tag);
+        for (unsigned m = bits.tags; m != 0 && !present; m &= m - 1) {
+          ARROW_ASSIGN_OR_RAISE(
+              present, Matches(RowOf(group[FirstSlot(m)]), keys, k, batch, &unit_keys, &lo, &hi));
+        }
+        if (bits.empty != 0) break;
       }
       if (present) continue;
-      s.slots[p] = SlotValue(keys.w0[k], row);
+      group[FirstSlot(bits.empty)] = SlotValue(keys.w0[k], row);
       ++s.size;
     } else {
       ARROW_ASSIGN_OR_RAISE(bool present, AnyMatch(keys, k, nullptr, batch, &unit_keys, &lo, &hi));
       if (present) continue;
-      s.Add(hash, SlotValue(keys.w0[k], row));
+      if (!s.Add(hash, SlotValue(keys.w0[k], row))) last->overflowed = true;
     }
     ++last->size;
     ++size_;

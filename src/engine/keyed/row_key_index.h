@@ -35,6 +35,7 @@
 #include <arrow/filesystem/filesystem.h>
 #include <arrow/result.h>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -45,6 +46,7 @@
 #include "engine/keyed/data_file_reader.h"
 #include "engine/keyed/key_lookup.h"
 #include "engine/keyed/key_spec.h"
+#include "engine/keyed/slot_groups.h"
 #include "engine/keyed/unit_key_cache.h"
 #include "engine/keyed/zeroed_array.h"
 
@@ -56,6 +58,7 @@ struct RowKeyIndexTuning {
   int tag_bits = 24;                                // 1..24; fewer = more candidates to confirm
   int64_t cache_budget_bytes = int64_t{128} << 20;  // UnitKeyCache budget
   double max_load = 15.0 / 16;                      // a shard's fill before entries overflow
+  double sized_load = 0.75;                         // the fill a shard is sized for (< max_load)
 
   // The defaults for `threads` reading at once: each may need a few row groups
   // of its own in the cache, so the budget grows by 32 MiB per thread past 4.
@@ -124,6 +127,9 @@ class RowKeyIndex final : public KeyLookup {
   // Slot tables plus the most the cache of decoded row groups held.
   int64_t MemoryBytes() const override;
   UnitKeyCache::Stats cache_stats() const { return cache_->stats(); }
+  // Looked-up keys whose home group was full and held no candidate, so that
+  // the following groups were scanned too.
+  int64_t lookups_past_home() const { return lookups_past_home_.load(); }
 
  private:
   struct Shard;
@@ -145,16 +151,24 @@ class RowKeyIndex final : public KeyLookup {
 
   RowKeyIndex() = default;
   void AddTable(int64_t keys);
-  arrow::Status InsertIfAbsentImpl(const EncodedKeys& keys, int64_t first_row, const int64_t* rows,
-                                   const uint8_t* mask, uint8_t* first);
+  THUND_VECTOR_CLONES arrow::Status InsertIfAbsentImpl(const EncodedKeys& keys, int64_t first_row,
+                                                       const int64_t* rows, const uint8_t* mask,
+                                                       uint8_t* first);
   uint64_t TagOf(uint64_t w0) const;
   uint64_t SlotValue(uint64_t w0, int64_t row) const;
   const Shard& ShardFor(const Table& t, uint64_t hash) const;
   void PrefetchHome(uint64_t hash) const;
+  // Pass 1 of Lookup for one table without overflow entries: `out` gets each
+  // key's first candidate.
+  THUND_VECTOR_CLONES void FirstCandidates(const Table& table, const EncodedKeys& keys,
+                                           std::vector<Candidate>* out) const;
   // Adds every non-NULL key of `keys` as row first_row + i (no check). Safe
   // from several threads (shard locks).
   void AddAll(const EncodedKeys& keys, int64_t first_row,
               std::vector<std::vector<uint32_t>>* by_shard);
+  // AddAll's rows `rows` of `keys`, all of `shard` (locked by the caller).
+  THUND_VECTOR_CLONES void AddRows(Table* table, Shard* shard, const std::vector<uint32_t>& rows,
+                                   const EncodedKeys& keys, int64_t first_row);
   // Whether some entry for keys[k] holds an equal key, checking every
   // candidate after `skip` (the one already checked, if any).
   arrow::Result<bool> AnyMatch(const EncodedKeys& keys, int64_t k, const Candidate* skip,
@@ -177,6 +191,7 @@ class RowKeyIndex final : public KeyLookup {
   std::vector<std::unique_ptr<Table>> tables_;  // the last takes inserts
   std::unique_ptr<UnitKeyCache> cache_;
   int64_t size_ = 0;
+  mutable std::atomic<int64_t> lookups_past_home_{0};
 };
 
 }  // namespace thund::engine::keyed

@@ -3,12 +3,14 @@
 #include <sys/mman.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <new>
 
 namespace thund::engine::keyed {
 namespace {
 
 constexpr size_t kBigBlock = size_t{2} << 20;
+constexpr size_t kLine = 64;  // tables probe a cache line at a time: never straddle two
 
 }  // namespace
 
@@ -16,7 +18,9 @@ void* AllocateZeroed(size_t bytes) {
   if (bytes == 0) return nullptr;
   void* p = nullptr;
   if (bytes < kBigBlock) {
-    p = std::calloc(1, bytes);
+    const size_t rounded = (bytes + kLine - 1) / kLine * kLine;
+    p = std::aligned_alloc(kLine, rounded);
+    if (p != nullptr) std::memset(p, 0, rounded);
   } else {
     // Faulted in, writable, by mmap itself: one call instead of a trap per
     // 4 KiB page, and no page is ever mapped to the shared zero page first. (A

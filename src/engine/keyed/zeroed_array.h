@@ -1,7 +1,7 @@
-// ZeroedArray<T>: a fixed-size array of trivially copyable T, zero-filled,
-// for the big tables and arenas of a KeySet. Arrays of 2 MiB or more come
-// straight from mmap, populated (writable, zeroed) up front; smaller ones use
-// calloc.
+// ZeroedArray<T>: a fixed-size array of trivially copyable T, zero-filled and
+// 64-byte aligned, for the big tables and arenas of a KeySet. Arrays of 2 MiB
+// or more come straight from mmap, populated (writable, zeroed) up front;
+// smaller ones from aligned_alloc.
 #pragma once
 
 #include <cstddef>
