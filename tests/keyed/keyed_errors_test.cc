@@ -1,6 +1,9 @@
 // Bad options and bad targets: each is refused with an error that says where
 // and what to do, and nothing is written.
+#include <arrow/api.h>
+#include <arrow/io/file.h>
 #include <gtest/gtest.h>
+#include <parquet/arrow/writer.h>
 
 #include <fstream>
 
@@ -103,6 +106,30 @@ TEST_F(KeyedErrorsTest, TargetIsAFile) { ExpectError(Options(src_, src_, {"id"})
 
 TEST_F(KeyedErrorsTest, MissingSource) {
   ExpectError(Options(dir_ / "nope/*.parquet", dst_, {"id"}), {"matches no data files"});
+}
+
+// A string key that is not valid UTF-8 (a Parquet writer need not check) is
+// refused when the run would write it, whether its row group is all new or
+// partly new. (Arrow writes such a file; DuckDB would refuse to.)
+TEST_F(KeyedErrorsTest, StringKeyThatIsNotUtf8) {
+  const std::string bad = dir_ / "bad.parquet";
+  arrow::BinaryBuilder b;
+  KEYED_ASSERT_OK(b.AppendValues({"ok1", "\xff\xfe", "ok3"}));
+  std::shared_ptr<arrow::Array> bytes;
+  KEYED_ASSERT_OK(b.Finish(&bytes));
+  std::shared_ptr<arrow::Array> urls;
+  KEYED_ASSERT_OK_AND_ASSIGN(urls, bytes->View(arrow::utf8()));
+  auto table = arrow::Table::Make(arrow::schema({arrow::field("url", arrow::utf8())}), {urls});
+  std::shared_ptr<arrow::io::FileOutputStream> out;
+  KEYED_ASSERT_OK_AND_ASSIGN(out, arrow::io::FileOutputStream::Open(bad));
+  KEYED_ASSERT_OK(parquet::arrow::WriteTable(*table, arrow::default_memory_pool(), out, 1024));
+  KEYED_ASSERT_OK(out->Close());
+  const std::vector<std::string> fragments = {"bad.parquet", "row 2",
+                                              "key column 'url' is a string column",
+                                              "holds a value that is not valid UTF-8"};
+  ExpectError(Options(bad, dst_, {"url"}), fragments);  // all new
+  oracle_.Exec("COPY (SELECT 'ok1' AS url) TO '" + dst_ + "/old.parquet' (FORMAT parquet)");
+  ExpectError(Options(bad, dst_, {"url"}), fragments);  // partly new
 }
 
 TEST_F(KeyedErrorsTest, SeveralSourcesNeedATransform) {

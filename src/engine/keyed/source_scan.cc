@@ -2,6 +2,7 @@
 
 #include <arrow/array/builder_binary.h>
 #include <arrow/compute/cast.h>
+#include <arrow/util/utf8.h>
 
 #include <algorithm>
 
@@ -55,6 +56,24 @@ arrow::Result<std::vector<int>> ColumnsIn(const arrow::Schema& schema,
   return out;
 }
 
+// A builder of keys of `type` (STRING or BINARY).
+std::unique_ptr<arrow::BinaryBuilder> KeyBuilder(const arrow::DataType& type) {
+  if (type.id() == arrow::Type::STRING) {
+    return std::make_unique<arrow::StringBuilder>(KeyedMemoryPool());
+  }
+  return std::make_unique<arrow::BinaryBuilder>(KeyedMemoryPool());
+}
+
+// A key kept from a string column must be valid UTF-8: neither the page scan
+// nor the Parquet reader checks it. `row`: its number in the file. REQUIRES:
+// arrow::util::InitializeUTF8() was called (else every key passes).
+arrow::Status CheckUtf8(std::string_view key, const std::string& column, int64_t row,
+                        const std::string& where) {
+  if (arrow::util::ValidateUTF8(key)) return arrow::Status::OK();
+  return arrow::Status::Invalid(where, " row ", row + 1, ": key column '", column,
+                                "' is a string column but holds a value that is not valid UTF-8");
+}
+
 // Zero-copy fast path for a single string key (Parquet): the key column is
 // scanned straight from the pages and looked up; only the kept rows' keys are
 // copied, and the other columns are read only when some row is kept. Returns
@@ -63,9 +82,12 @@ arrow::Result<bool> ScanFilteredUnit(DataFileReader& reader, const Source& sourc
                                      const SourceUnit& u, const UnitFilter& filter, int key_column,
                                      int64_t batch_size, int64_t first_row, bool defer_all_new,
                                      const std::string& where, UnitRows* out) {
-  const auto key_type = reader.schema()->field(key_column)->type();
+  const auto& key_field = reader.schema()->field(key_column);
+  const auto& key_type = key_field->type();
   if (key_type->id() != arrow::Type::STRING && key_type->id() != arrow::Type::BINARY) return false;
-  arrow::BinaryBuilder keys_kept(key_type, KeyedMemoryPool());
+  const bool utf8 = key_type->id() == arrow::Type::STRING;
+  if (utf8) arrow::util::InitializeUTF8();
+  std::unique_ptr<arrow::BinaryBuilder> keys_kept = KeyBuilder(*key_type);
   std::vector<uint8_t> keep;
   int64_t kept = 0;
   EncodedKeys encoded;
@@ -76,11 +98,13 @@ arrow::Result<bool> ScanFilteredUnit(DataFileReader& reader, const Source& sourc
         const size_t at = keep.size();
         keep.resize(at + static_cast<size_t>(n));
         uint8_t* k = keep.data() + at;
+        const int64_t row = first_row + static_cast<int64_t>(at);
         ARROW_ASSIGN_OR_RAISE(int64_t chunk_kept,
-                              filter.filter->SelectNewEncoded(
-                                  encoded, where, first_row + static_cast<int64_t>(at), k));
+                              filter.filter->SelectNewEncoded(encoded, where, row, k));
         for (int64_t i = 0; i < n && chunk_kept > 0; ++i) {
-          if (k[i]) ARROW_RETURN_NOT_OK(keys_kept.Append(values[i]));
+          if (!k[i]) continue;
+          if (utf8) ARROW_RETURN_NOT_OK(CheckUtf8(values[i], key_field->name(), row + i, where));
+          ARROW_RETURN_NOT_OK(keys_kept->Append(values[i]));
         }
         kept += chunk_kept;
         return arrow::Status::OK();
@@ -90,10 +114,9 @@ arrow::Result<bool> ScanFilteredUnit(DataFileReader& reader, const Source& sourc
   out->rows_read = static_cast<int64_t>(keep.size());
   if (kept == 0) return true;  // nothing new: the other columns are never read
   std::shared_ptr<arrow::Array> key_array;
-  ARROW_RETURN_NOT_OK(keys_kept.Finish(&key_array));
+  ARROW_RETURN_NOT_OK(keys_kept->Finish(&key_array));
   if (defer_all_new && kept == out->rows_read) {
-    out->all_new_keys = arrow::RecordBatch::Make(
-        arrow::schema({reader.schema()->field(key_column)}), kept, {key_array});
+    out->all_new_keys = arrow::RecordBatch::Make(arrow::schema({key_field}), kept, {key_array});
     return true;
   }
   std::vector<int> others;
