@@ -186,6 +186,35 @@ arrow::Status EncodeViews(const KeySpec& spec, const std::string_view* values,
   return arrow::Status::OK();
 }
 
+void AppendEncoded(const EncodedKeys& rows, EncodedKeys* out) {
+  auto append = [](const auto& from, auto* to) { to->insert(to->end(), from.begin(), from.end()); };
+  out->storage = rows.storage;
+  out->length += rows.length;
+  out->null_count += rows.null_count;
+  append(rows.is_null, &out->is_null);
+  append(rows.hash, &out->hash);
+  append(rows.w0, &out->w0);
+  append(rows.w1, &out->w1);
+  out->bytes.clear();
+}
+
+arrow::Status AttachKeyBytes(const KeySpec& spec, std::shared_ptr<arrow::Array> column,
+                             EncodedKeys* out) {
+  if (!IsSingleVariableKey(spec) || !column->type()->Equals(*spec.types[0])) {
+    return arrow::Status::Invalid("AttachKeyBytes needs the spec's single variable-width column");
+  }
+  if (column->length() != out->length) {
+    return arrow::Status::Invalid("AttachKeyBytes: a column of ", column->length(), " rows for ",
+                                  out->length, " keys");
+  }
+  out->keep_alive = {std::move(column)};
+  if (spec.storage != KeyStorage::kBytes) {  // KeyMatch::kHash: the hash is the key
+    out->bytes.clear();
+    return arrow::Status::OK();
+  }
+  return BuildBytes(spec, out->keep_alive, out);
+}
+
 namespace {
 void HashBytesKeys(const KeySpec& spec, EncodedKeys* out) {
   const int64_t n = out->length;

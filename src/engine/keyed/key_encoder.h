@@ -64,4 +64,17 @@ constexpr int64_t kKeyScanRows = 8192;
 // True when EncodeViews applies to `spec`.
 bool IsSingleVariableKey(const KeySpec& spec);
 
+// Appends the rows of `rows` to `out` (both encoded by the same spec): every
+// field but `bytes`, which is left empty (views into a scan's page buffers
+// must not outlive the scan): set it with AttachKeyBytes.
+void AppendEncoded(const EncodedKeys& rows, EncodedKeys* out);
+
+// Points out->bytes at the values of `column`, which holds out's keys in order
+// (same rows; a NULL row is a NULL key), and keeps it alive in out->keep_alive,
+// so `out` is what EncodeKeys gives for {column} without hashing the keys
+// again. Fails on a key longer than kMaxKeyBytes. REQUIRES: IsSingleVariableKey
+// (spec), `column` of the spec's type, `out` encoded by `spec`.
+arrow::Status AttachKeyBytes(const KeySpec& spec, std::shared_ptr<arrow::Array> column,
+                             EncodedKeys* out);
+
 }  // namespace thund::engine::keyed

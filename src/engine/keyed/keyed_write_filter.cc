@@ -24,6 +24,18 @@ std::vector<std::shared_ptr<arrow::Array>> Columns(const arrow::RecordBatch& bat
   return out;
 }
 
+// Whether `keys` has the shape EncodeKeys gives under `spec`.
+arrow::Status CheckEncoded(const KeySpec& spec, const EncodedKeys& keys, const std::string& where) {
+  const size_t n = static_cast<size_t>(keys.length);
+  const bool bytes_ok = keys.storage == KeyStorage::kBytes ? keys.bytes.size() == n : true;
+  if (keys.storage != spec.storage || keys.length < 0 || keys.is_null.size() != n ||
+      keys.hash.size() != n || keys.w0.size() != n || keys.w1.size() != n || !bytes_ok) {
+    return arrow::Status::Invalid(where, ": encoded keys do not match the key spec (",
+                                  spec.ToString(), ")");
+  }
+  return arrow::Status::OK();
+}
+
 }  // namespace
 
 arrow::Result<std::shared_ptr<arrow::RecordBatch>> KeepRows(const arrow::RecordBatch& batch,
@@ -306,6 +318,14 @@ arrow::Result<int64_t> KeyedWriteFilter::ClaimRows(const arrow::RecordBatch& key
   ARROW_ASSIGN_OR_RAISE(auto indices, spec_.Resolve(*keys_batch.schema(), where));
   EncodedKeys keys;
   ARROW_RETURN_NOT_OK(Encode(Columns(keys_batch, indices), where, &keys));
+  return ClaimRowsEncoded(keys, where, writable, first_row);
+}
+
+arrow::Result<int64_t> KeyedWriteFilter::ClaimRowsEncoded(const EncodedKeys& keys,
+                                                          const std::string& where,
+                                                          std::vector<uint8_t>* writable,
+                                                          int64_t first_row) {
+  ARROW_RETURN_NOT_OK(CheckEncoded(spec_, keys, where));
   ARROW_RETURN_NOT_OK(CheckNulls(keys, where, write_rows_));
   write_rows_ += keys.length;
   const size_t n = static_cast<size_t>(keys.length);

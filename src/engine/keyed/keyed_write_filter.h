@@ -131,6 +131,13 @@ class KeyedWriteFilter {
   // FilterForWrite.
   arrow::Result<int64_t> ClaimRows(const arrow::RecordBatch& keys, const std::string& where,
                                    std::vector<uint8_t>* writable, int64_t first_row = -1);
+  // Same, for keys already encoded by spec() (e.g. by the worker that looked
+  // them up in the target, UnitRows::all_new_encoded): they are not hashed
+  // again. REQUIRES: `keys` is what ClaimRows would encode (EncodeKeys of the
+  // key columns cast to the spec's types), bytes alive for the call. A `keys`
+  // of another storage or with fields of other lengths is an Invalid error.
+  arrow::Result<int64_t> ClaimRowsEncoded(const EncodedKeys& keys, const std::string& where,
+                                          std::vector<uint8_t>* writable, int64_t first_row = -1);
 
   // Skipped / dropped rows so far (rows_read and rows_written stay 0: the
   // caller knows them).

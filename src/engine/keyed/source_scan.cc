@@ -74,10 +74,19 @@ arrow::Status CheckUtf8(std::string_view key, const std::string& column, int64_t
                                 "' is a string column but holds a value that is not valid UTF-8");
 }
 
+void ReserveRows(int64_t rows, EncodedKeys* keys) {
+  const size_t n = static_cast<size_t>(rows);
+  keys->is_null.reserve(n);
+  keys->hash.reserve(n);
+  keys->w0.reserve(n);
+  keys->w1.reserve(n);
+}
+
 // Zero-copy fast path for a single string key (Parquet): the key column is
 // scanned straight from the pages and looked up; only the kept rows' keys are
 // copied, and the other columns are read only when some row is kept. Returns
-// false (nothing done) when the column does not allow it.
+// false (nothing done) when the column does not allow it. A fully new unit
+// deferred as all_new_keys also hands over the keys' encodings (all_new_encoded).
 arrow::Result<bool> ScanFilteredUnit(DataFileReader& reader, const Source& source,
                                      const SourceUnit& u, const UnitFilter& filter, int key_column,
                                      int64_t batch_size, int64_t first_row, bool defer_all_new,
@@ -85,16 +94,20 @@ arrow::Result<bool> ScanFilteredUnit(DataFileReader& reader, const Source& sourc
   const auto& key_field = reader.schema()->field(key_column);
   const auto& key_type = key_field->type();
   if (key_type->id() != arrow::Type::STRING && key_type->id() != arrow::Type::BINARY) return false;
+  const KeySpec& spec = filter.filter->spec();
   const bool utf8 = key_type->id() == arrow::Type::STRING;
   if (utf8) arrow::util::InitializeUTF8();
   std::unique_ptr<arrow::BinaryBuilder> keys_kept = KeyBuilder(*key_type);
   std::vector<uint8_t> keep;
   int64_t kept = 0;
   EncodedKeys encoded;
+  // The unit's encoded keys so far, while every row is new (only then used).
+  std::optional<EncodedKeys> unit_keys;
+  if (defer_all_new && key_type->Equals(*spec.types[0])) unit_keys.emplace();
   arrow::Status st = reader.ScanStringColumn(
       u.unit, key_column, std::min(batch_size, kKeyScanRows),
       [&](const std::string_view* values, const uint8_t* is_null, int64_t n) {
-        ARROW_RETURN_NOT_OK(EncodeViews(filter.filter->spec(), values, is_null, n, &encoded));
+        ARROW_RETURN_NOT_OK(EncodeViews(spec, values, is_null, n, &encoded));
         const size_t at = keep.size();
         keep.resize(at + static_cast<size_t>(n));
         uint8_t* k = keep.data() + at;
@@ -107,6 +120,12 @@ arrow::Result<bool> ScanFilteredUnit(DataFileReader& reader, const Source& sourc
           ARROW_RETURN_NOT_OK(keys_kept->Append(values[i]));
         }
         kept += chunk_kept;
+        if (unit_keys && kept == static_cast<int64_t>(keep.size())) {
+          if (unit_keys->length == 0) ReserveRows(reader.unit_rows(u.unit), &*unit_keys);
+          AppendEncoded(encoded, &*unit_keys);
+        } else {
+          unit_keys.reset();
+        }
         return arrow::Status::OK();
       });
   if (st.IsNotImplemented()) return false;
@@ -117,6 +136,10 @@ arrow::Result<bool> ScanFilteredUnit(DataFileReader& reader, const Source& sourc
   ARROW_RETURN_NOT_OK(keys_kept->Finish(&key_array));
   if (defer_all_new && kept == out->rows_read) {
     out->all_new_keys = arrow::RecordBatch::Make(arrow::schema({key_field}), kept, {key_array});
+    if (unit_keys) {
+      ARROW_RETURN_NOT_OK(AttachKeyBytes(spec, key_array, &*unit_keys));
+      out->all_new_encoded = std::move(unit_keys);
+    }
     return true;
   }
   std::vector<int> others;

@@ -55,6 +55,11 @@ struct UnitRows {
   // and every row of this unit is new: its key columns alone (as in the file);
   // the other columns were not read.
   std::shared_ptr<arrow::RecordBatch> all_new_keys;
+  // With all_new_keys, when the worker encoded the keys to look them up (the
+  // zero-copy scan of a single string key): those encodings, by the filter's
+  // spec, with `bytes` pointing into all_new_keys' column (so valid while this
+  // lives), for KeyedWriteFilter::ClaimRowsEncoded. Else unset.
+  std::optional<EncodedKeys> all_new_encoded;
 };
 
 struct UnitFilter {

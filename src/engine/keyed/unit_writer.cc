@@ -78,7 +78,10 @@ arrow::Status UnitWriter::ConsumeUnit(int64_t index, UnitRows rows) {
   if (rows.all_new_keys) {
     std::vector<uint8_t> writable;
     ARROW_ASSIGN_OR_RAISE(
-        int64_t n, filter_->ClaimRows(*rows.all_new_keys, where_, &writable, unit.first_row));
+        int64_t n,
+        rows.all_new_encoded
+            ? filter_->ClaimRowsEncoded(*rows.all_new_encoded, where_, &writable, unit.first_row)
+            : filter_->ClaimRows(*rows.all_new_keys, where_, &writable, unit.first_row));
     if (n == rows.all_new_keys->num_rows() && file_qualifies_) {
       pending_.push_back(index);
       pending_rows_ += n;
