@@ -14,7 +14,7 @@ namespace {
 
 constexpr int kRowBits = 40;
 constexpr uint64_t kRowMask = (uint64_t{1} << kRowBits) - 1;
-constexpr int64_t kPrefetchAhead = 32;  // keys whose home slots are in flight
+constexpr int64_t kPrefetchAhead = 64;  // keys whose home slots are in flight
 
 int64_t RowOf(uint64_t slot) { return static_cast<int64_t>(slot & kRowMask) - 1; }
 
@@ -204,7 +204,7 @@ void RowKeyIndex::AddAll(const EncodedKeys& keys, int64_t first_row,
 
 void RowKeyIndex::AddRows(Table* table, Shard* shard, const std::vector<uint32_t>& rows,
                           const EncodedKeys& keys, int64_t first_row) {
-  constexpr size_t kAhead = 16;
+  constexpr size_t kAhead = 32;
   for (size_t r = 0; r < rows.size(); ++r) {
     if (r + kAhead < rows.size()) {
       const uint64_t ahead = keys.hash[rows[r + kAhead]];
