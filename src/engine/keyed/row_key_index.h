@@ -7,7 +7,8 @@
 //     (InsertIfAbsent: rows of the source, by their number in it).
 //
 // Per key it keeps one 64-bit slot: a 24-bit tag (more bits of the key's hash)
-// and the row's number. A key whose tag matches a slot's is confirmed against
+// and the row's number, in tables probed a cache line of slots at a time
+// (slot_groups.h). A key whose tag matches a slot's is confirmed against
 // the key itself, read back from its file (that row group's key column,
 // decoded on demand and cached: UnitKeyCache), or taken from the batch being
 // inserted when the row is in it. A hash collision therefore never counts as
