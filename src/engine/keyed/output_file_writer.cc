@@ -79,7 +79,11 @@ arrow::Status Encode(FileFormat format, const arrow::Schema& schema, int64_t row
       // times it mostly costs a hash table per column chunk, so only string
       // and binary columns try it.
       parquet::WriterProperties::Builder builder;
-      builder.compression(arrow::Compression::SNAPPY)->max_row_group_length(row_group_rows);
+      // Page and compression buffers from the recycling pool too: the default
+      // allocator hands each row group's buffers back to the kernel.
+      builder.compression(arrow::Compression::SNAPPY)
+          ->max_row_group_length(row_group_rows)
+          ->memory_pool(KeyedMemoryPool());
       for (const auto& field : schema.fields()) {
         const auto id = field->type()->id();
         const bool stringy = id == arrow::Type::STRING || id == arrow::Type::LARGE_STRING ||
