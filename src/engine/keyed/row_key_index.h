@@ -168,7 +168,7 @@ class RowKeyIndex final : public KeyLookup {
   void AddAll(const EncodedKeys& keys, int64_t first_row,
               std::vector<std::vector<uint32_t>>* by_shard);
   // AddAll's rows `rows` of `keys`, all of `shard` (locked by the caller).
-  THUND_VECTOR_CLONES void AddRows(Table* table, Shard* shard, const std::vector<uint32_t>& rows,
+  THUND_VECTOR_CLONES void AddRows(Shard* shard, const std::vector<uint32_t>& rows,
                                    const EncodedKeys& keys, int64_t first_row);
   // Whether some entry for keys[k] holds an equal key, checking every
   // candidate after `skip` (the one already checked, if any).
