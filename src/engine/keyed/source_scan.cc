@@ -1,6 +1,7 @@
 #include "engine/keyed/source_scan.h"
 
 #include <arrow/array/builder_binary.h>
+#include <arrow/builder.h>
 #include <arrow/compute/cast.h>
 #include <arrow/util/utf8.h>
 
@@ -56,14 +57,6 @@ arrow::Result<std::vector<int>> ColumnsIn(const arrow::Schema& schema,
   return out;
 }
 
-// A builder of keys of `type` (STRING or BINARY).
-std::unique_ptr<arrow::BinaryBuilder> KeyBuilder(const arrow::DataType& type) {
-  if (type.id() == arrow::Type::STRING) {
-    return std::make_unique<arrow::StringBuilder>(KeyedMemoryPool());
-  }
-  return std::make_unique<arrow::BinaryBuilder>(KeyedMemoryPool());
-}
-
 // A key kept from a string column must be valid UTF-8: neither the page scan
 // nor the Parquet reader checks it. `row`: its number in the file. REQUIRES:
 // arrow::util::InitializeUTF8() was called (else every key passes).
@@ -97,7 +90,9 @@ arrow::Result<bool> ScanFilteredUnit(DataFileReader& reader, const Source& sourc
   const KeySpec& spec = filter.filter->spec();
   const bool utf8 = key_type->id() == arrow::Type::STRING;
   if (utf8) arrow::util::InitializeUTF8();
-  std::unique_ptr<arrow::BinaryBuilder> keys_kept = KeyBuilder(*key_type);
+  std::unique_ptr<arrow::ArrayBuilder> builder;  // of the column's own type
+  ARROW_RETURN_NOT_OK(arrow::MakeBuilder(KeyedMemoryPool(), key_type, &builder));
+  auto* keys_kept = static_cast<arrow::BinaryBuilder*>(builder.get());  // STRING or BINARY
   std::vector<uint8_t> keep;
   int64_t kept = 0;
   EncodedKeys encoded;
