@@ -151,7 +151,9 @@ class RowKeyIndex final : public KeyLookup {
   };
 
   RowKeyIndex() = default;
-  void AddTable(int64_t keys);
+  // Appends a table sized for `keys` keys, its shards allocated on up to
+  // `threads` threads. OutOfMemory when they cannot be.
+  arrow::Status AddTable(int64_t keys, int64_t threads = 1);
   THUND_VECTOR_CLONES arrow::Status InsertIfAbsentImpl(const EncodedKeys& keys, int64_t first_row,
                                                        const int64_t* rows, const uint8_t* mask,
                                                        uint8_t* first);

@@ -1,19 +1,33 @@
 // ZeroedArray<T>: a fixed-size array of trivially copyable T, zero-filled and
 // 64-byte aligned, for the big tables and arenas of a KeySet. Arrays of 2 MiB
-// or more come straight from mmap, populated (writable, zeroed) up front;
-// smaller ones from aligned_alloc.
+// or more come straight from mmap, populated (writable, zeroed) up front, on
+// huge pages when the kernel has them free (see AllocateZeroed); smaller ones
+// from aligned_alloc.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
 namespace thund::engine::keyed {
 
-// Zero-filled memory of `bytes` bytes and its release.
-void* AllocateZeroed(size_t bytes);
+// Which pages a block of 2 MiB or more is mapped with.
+enum class PageSize {
+  kAuto,   // huge when /proc/buddyinfo shows enough free 2 MiB blocks, else small
+  kSmall,  // 4 KiB
+  kHuge,   // asks for transparent huge pages (the kernel may still refuse)
+};
+
+// Zero-filled, 64-byte aligned memory of `bytes` bytes and its release. Out of
+// memory throws std::bad_alloc. (Blocks under 2 MiB ignore `pages`.)
+void* AllocateZeroed(size_t bytes, PageSize pages = PageSize::kAuto);
 void FreeZeroed(void* p, size_t bytes);
+
+// Bytes in free blocks of 2 MiB or more, from the text of /proc/buddyinfo
+// (4 KiB pages): what huge pages can come from without compacting memory.
+int64_t FreeHugePageBytes(std::string_view buddyinfo);
 
 template <typename T>
 class ZeroedArray {
