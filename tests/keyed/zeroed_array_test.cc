@@ -67,7 +67,7 @@ void ExpectUsable(void* p, size_t bytes, size_t alignment) {
 TEST(AllocateZeroedTest, BigBlocksOnEveryPageSizeAreZeroedAlignedAndWritable) {
   // A whole number of huge pages, and one that ends part way into one.
   for (size_t bytes : {4 * kMiB, 6 * kMiB + 4096 + 64}) {
-    for (PageSize pages : {PageSize::kSmall, PageSize::kHuge, PageSize::kAuto}) {
+    for (PageSize pages : {PageSize::kSmall, PageSize::kHuge, PageSize::kHugeIfFree}) {
       SCOPED_TRACE(testing::Message() << bytes << " bytes, page size " << static_cast<int>(pages));
       void* p = AllocateZeroed(bytes, pages);
       ExpectUsable(p, bytes, pages == PageSize::kHuge ? 2 * kMiB : 64);

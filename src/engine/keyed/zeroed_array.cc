@@ -100,15 +100,11 @@ void* AllocateZeroed(size_t bytes, PageSize pages) {
     // replaces it and flushes every CPU's TLB: on the 2-vCPU benchmark VM
     // those IPIs were ~17% of a run's samples.)
     //
-    // Huge pages when the kernel has enough free 2 MiB blocks to hand out
-    // without compacting memory: a random probe of a table of ~1 GiB then
-    // costs about half (no page walk through 4 KiB entries; measured in a
-    // keyed write of 189M keys: 158 -> 79 ns per lookup, and 64 -> 24-31 ns
-    // at 18.9M), and faulting them in is cheaper too (0.06 s per GiB against
-    // 0.34 s for small pages). When memory is fragmented, compacting it
-    // first costs 1.2 to 2.4 s per GiB on that VM: then small pages.
+    // kHugeIfFree: huge pages only when the kernel has enough free 2 MiB
+    // blocks to hand out without compacting memory (which costs 1.2 to 2.4 s
+    // per GiB on the benchmark VM).
     bool huge = pages == PageSize::kHuge;
-    if (pages == PageSize::kAuto && HugePagesEnabled()) {
+    if (pages == PageSize::kHugeIfFree && HugePagesEnabled()) {
       const int64_t free_bytes = FreeHugePageBytes(ReadSmallFile("/proc/buddyinfo"));
       huge = free_bytes >= 2 * static_cast<int64_t>(bytes);  // leave others plenty
     }

@@ -1,8 +1,8 @@
 // ZeroedArray<T>: a fixed-size array of trivially copyable T, zero-filled and
 // 64-byte aligned, for the big tables and arenas of a KeySet. Arrays of 2 MiB
 // or more come straight from mmap, populated (writable, zeroed) up front, on
-// huge pages when the kernel has them free (see AllocateZeroed); smaller ones
-// from aligned_alloc.
+// huge pages when asked and the kernel has them free (see AllocateZeroed);
+// smaller ones from aligned_alloc.
 #pragma once
 
 #include <cstddef>
@@ -15,14 +15,14 @@ namespace thund::engine::keyed {
 
 // Which pages a block of 2 MiB or more is mapped with.
 enum class PageSize {
-  kAuto,   // huge when /proc/buddyinfo shows enough free 2 MiB blocks, else small
-  kSmall,  // 4 KiB
-  kHuge,   // asks for transparent huge pages (the kernel may still refuse)
+  kSmall,       // 4 KiB
+  kHugeIfFree,  // huge when /proc/buddyinfo shows enough free 2 MiB blocks, else small
+  kHuge,        // asks for transparent huge pages (the kernel may still refuse)
 };
 
 // Zero-filled, 64-byte aligned memory of `bytes` bytes and its release. Out of
 // memory throws std::bad_alloc. (Blocks under 2 MiB ignore `pages`.)
-void* AllocateZeroed(size_t bytes, PageSize pages = PageSize::kAuto);
+void* AllocateZeroed(size_t bytes, PageSize pages = PageSize::kSmall);
 void FreeZeroed(void* p, size_t bytes);
 
 // Bytes in free blocks of 2 MiB or more, from the text of /proc/buddyinfo
@@ -35,8 +35,8 @@ class ZeroedArray {
 
  public:
   ZeroedArray() = default;
-  explicit ZeroedArray(size_t n)
-      : data_(static_cast<T*>(AllocateZeroed(n * sizeof(T)))), size_(n) {}
+  explicit ZeroedArray(size_t n, PageSize pages = PageSize::kSmall)
+      : data_(static_cast<T*>(AllocateZeroed(n * sizeof(T), pages))), size_(n) {}
   ~ZeroedArray() { FreeZeroed(data_, size_ * sizeof(T)); }
   ZeroedArray(const ZeroedArray&) = delete;
   ZeroedArray& operator=(const ZeroedArray&) = delete;
