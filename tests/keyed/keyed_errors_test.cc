@@ -6,6 +6,7 @@
 #include <parquet/arrow/writer.h>
 
 #include <fstream>
+#include <optional>
 
 #include "keyed/keyed_test_util.h"
 
@@ -130,6 +131,33 @@ TEST_F(KeyedErrorsTest, StringKeyThatIsNotUtf8) {
   ExpectError(Options(bad, dst_, {"url"}), fragments);  // all new
   oracle_.Exec("COPY (SELECT 'ok1' AS url) TO '" + dst_ + "/old.parquet' (FORMAT parquet)");
   ExpectError(Options(bad, dst_, {"url"}), fragments);  // partly new
+}
+
+// Errors about one row name its row group and count rows within it: here the
+// fourth row of the file is the second of row group 1.
+TEST_F(KeyedErrorsTest, ARowInAnErrorIsCountedWithinItsRowGroup) {
+  auto write = [&](const std::string& path, const std::vector<std::optional<std::string>>& keys) {
+    arrow::BinaryBuilder b;
+    for (const auto& k : keys) {
+      KEYED_ASSERT_OK(k ? b.Append(*k) : b.AppendNull());
+    }
+    std::shared_ptr<arrow::Array> bytes;
+    KEYED_ASSERT_OK(b.Finish(&bytes));
+    std::shared_ptr<arrow::Array> urls;
+    KEYED_ASSERT_OK_AND_ASSIGN(urls, bytes->View(arrow::utf8()));
+    auto table = arrow::Table::Make(arrow::schema({arrow::field("url", arrow::utf8())}), {urls});
+    std::shared_ptr<arrow::io::FileOutputStream> out;
+    KEYED_ASSERT_OK_AND_ASSIGN(out, arrow::io::FileOutputStream::Open(path));
+    KEYED_ASSERT_OK(parquet::arrow::WriteTable(*table, arrow::default_memory_pool(), out, 2));
+    KEYED_ASSERT_OK(out->Close());
+  };
+  const std::string nulls = dir_ / "nulls.parquet", bad = dir_ / "bad.parquet";
+  write(nulls, {"ok1", "ok2", "ok3", std::nullopt});
+  write(bad, {"ok1", "ok2", "ok3", "\xff"});
+  ExpectError(Options(nulls, dst_, {"url"}),
+              {"nulls.parquet' row group 1 row 2: a key column (url) is NULL"});
+  ExpectError(Options(bad, dst_, {"url"}),
+              {"bad.parquet' row group 1 row 2: key column 'url'", "not valid UTF-8"});
 }
 
 TEST_F(KeyedErrorsTest, SeveralSourcesNeedATransform) {

@@ -138,6 +138,11 @@ arrow::Status RowKeyIndex::AddTable(int64_t keys, int64_t threads) {
   return arrow::Status::OK();
 }
 
+arrow::Status RowKeyIndex::Reserve(int64_t threads) {
+  if (!tables_.empty() || expected_keys_ == 0) return arrow::Status::OK();
+  return AddTable(expected_keys_, threads);
+}
+
 arrow::Result<std::unique_ptr<RowKeyIndex>> RowKeyIndex::Make(
     std::shared_ptr<arrow::fs::FileSystem> fs, std::vector<DataFile> files,
     std::vector<int> key_fields, std::vector<Unit> units, int64_t buckets, int64_t expected_keys,

@@ -111,6 +111,11 @@ class RowKeyIndex final : public KeyLookup {
 
   ~RowKeyIndex() override;
 
+  // Allocates the table for the `expected_keys` given to Make now, on up to
+  // `threads` threads, instead of at the first insert (which runs on one).
+  // Does nothing when a table exists or none is expected.
+  arrow::Status Reserve(int64_t threads);
+
   arrow::Status Lookup(const EncodedKeys& keys, uint8_t* out) const override;
 
   // For each row i of `keys` with mask[i] != 0 (all rows when null) and a key,

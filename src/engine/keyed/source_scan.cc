@@ -58,7 +58,8 @@ arrow::Result<std::vector<int>> ColumnsIn(const arrow::Schema& schema,
 }
 
 // A key kept from a string column must be valid UTF-8: neither the page scan
-// nor the Parquet reader checks it. `row`: its number in the file. REQUIRES:
+// nor the Parquet reader checks it. `row`: its number in the unit `where`
+// names (from 0). REQUIRES:
 // arrow::util::InitializeUTF8() was called (else every key passes).
 arrow::Status CheckUtf8(std::string_view key, const std::string& column, int64_t row,
                         const std::string& where) {
@@ -82,7 +83,7 @@ void ReserveRows(int64_t rows, EncodedKeys* keys) {
 // deferred as all_new_keys also hands over the keys' encodings (all_new_encoded).
 arrow::Result<bool> ScanFilteredUnit(DataFileReader& reader, const Source& source,
                                      const SourceUnit& u, const UnitFilter& filter, int key_column,
-                                     int64_t batch_size, int64_t first_row, bool defer_all_new,
+                                     int64_t batch_size, bool defer_all_new,
                                      const std::string& where, UnitRows* out) {
   const auto& key_field = reader.schema()->field(key_column);
   const auto& key_type = key_field->type();
@@ -106,7 +107,7 @@ arrow::Result<bool> ScanFilteredUnit(DataFileReader& reader, const Source& sourc
         const size_t at = keep.size();
         keep.resize(at + static_cast<size_t>(n));
         uint8_t* k = keep.data() + at;
-        const int64_t row = first_row + static_cast<int64_t>(at);
+        const int64_t row = static_cast<int64_t>(at);  // in the unit, for messages
         ARROW_ASSIGN_OR_RAISE(int64_t chunk_kept,
                               filter.filter->SelectNewEncoded(encoded, where, row, k));
         for (int64_t i = 0; i < n && chunk_kept > 0; ++i) {
@@ -217,11 +218,10 @@ arrow::Result<UnitRows> ReadSourceUnit(const std::shared_ptr<arrow::fs::FileSyst
                                        const UnitFilter& filter, int64_t batch_size, bool keys_only,
                                        bool defer_all_new) {
   const DataFile& file = source.files[u.file];
+  // Messages name the row group and count rows within it (from 1).
   std::string where = "source '" + source.name + "' file '" + file.path + "'";
   if (file.format == FileFormat::kParquet) where += " row group " + std::to_string(u.unit);
   ARROW_ASSIGN_OR_RAISE(auto reader, DataFileReader::Open(fs, file));
-  int64_t first_row = 0;
-  for (int i = 0; i < u.unit; ++i) first_row += reader->unit_rows(i);
   UnitRows out;
 
   std::vector<int> key_columns;
@@ -238,9 +238,8 @@ arrow::Result<UnitRows> ReadSourceUnit(const std::shared_ptr<arrow::fs::FileSyst
     return out;
   }
   if (filter.filter != nullptr && !keys_only && IsSingleVariableKey(filter.filter->spec())) {
-    ARROW_ASSIGN_OR_RAISE(bool done,
-                          ScanFilteredUnit(*reader, source, u, filter, key_columns[0], batch_size,
-                                           first_row, defer_all_new, where, &out));
+    ARROW_ASSIGN_OR_RAISE(bool done, ScanFilteredUnit(*reader, source, u, filter, key_columns[0],
+                                                      batch_size, defer_all_new, where, &out));
     if (done) return out;
   }
   ARROW_ASSIGN_OR_RAISE(auto keys, reader->ReadUnit(u.unit, &key_columns));
@@ -258,8 +257,7 @@ arrow::Result<UnitRows> ReadSourceUnit(const std::shared_ptr<arrow::fs::FileSyst
     Slice s{off, std::min(batch_size, keys->num_rows() - off), 0, {}};
     if (filter.filter != nullptr) {
       auto part = keys->Slice(s.offset, s.length);
-      ARROW_ASSIGN_OR_RAISE(
-          s.kept, filter.filter->SelectNew(part->columns(), where, first_row + off, &s.keep));
+      ARROW_ASSIGN_OR_RAISE(s.kept, filter.filter->SelectNew(part->columns(), where, off, &s.keep));
     } else {
       s.kept = s.length;
       s.keep.assign(static_cast<size_t>(s.length), 1);

@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -54,7 +55,13 @@ void* MapHuge(size_t bytes) {
   void* p = reinterpret_cast<void*>(aligned);
   madvise(p, bytes, MADV_HUGEPAGE);  // a refusal leaves small pages: still correct
   // Written (not merely read) up front, as MAP_POPULATE does for small pages.
-  if (madvise(p, bytes, MADV_POPULATE_WRITE) != 0) std::memset(p, 0, bytes);
+  if (madvise(p, bytes, MADV_POPULATE_WRITE) != 0) {
+    if (errno != EINVAL) {  // out of memory: say so now, not at a later fault
+      munmap(p, bytes);
+      return nullptr;
+    }
+    std::memset(p, 0, bytes);  // a kernel before 5.14
+  }
   return p;
 }
 
