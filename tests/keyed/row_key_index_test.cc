@@ -285,9 +285,18 @@ TEST_F(RowKeyIndexTest, ACorruptTargetFileFailsTheLoadNamingIt) {
 // has to grow.
 TEST_F(RowKeyIndexTest, InsertIfAbsentMatchesASetOracle) {
   // Expecting 100 keys makes the index grow into several tables; expecting
-  // 100000 keeps one table (the single-scan insert).
-  for (auto [tag_bits, expected] : {std::pair{1, 100}, {24, 100}, {1, 100000}, {24, 100000}}) {
-    SCOPED_TRACE("tag_bits " + std::to_string(tag_bits) + ", expected " + std::to_string(expected));
+  // 100000 keeps one table (the single-scan insert), allocated at the first
+  // insert or up front by Reserve (on two threads).
+  struct Case {
+    int tag_bits;
+    int64_t expected;
+    bool reserve;
+  };
+  for (const Case c : {Case{1, 100, false}, Case{24, 100, false}, Case{1, 100000, false},
+                       Case{24, 100000, false}, Case{24, 100000, true}, Case{24, 100, true}}) {
+    const auto [tag_bits, expected, reserve] = c;
+    SCOPED_TRACE("tag_bits " + std::to_string(tag_bits) + ", expected " + std::to_string(expected) +
+                 (reserve ? ", reserved" : ""));
     std::vector<DataFile> files;
     KEYED_ASSERT_OK_AND_ASSIGN(files, ListTargetFiles(*fs_, dir_ / "t"));
     std::vector<std::unique_ptr<DataFileReader>> readers;
@@ -310,6 +319,10 @@ TEST_F(RowKeyIndexTest, InsertIfAbsentMatchesASetOracle) {
     std::unique_ptr<RowKeyIndex> index;
     KEYED_ASSERT_OK_AND_ASSIGN(index, RowKeyIndex::Make(fs_, files, fields, units,
                                                         /*buckets=*/2, expected, tuning));
+    if (reserve) {
+      KEYED_ASSERT_OK(index->Reserve(/*threads=*/2));
+      KEYED_ASSERT_OK(index->Reserve(/*threads=*/2));  // a table exists: nothing more
+    }
     std::set<std::string> seen;
     const KeySpec spec = UrlSpec();
     for (const auto& unit : units) {
@@ -338,6 +351,25 @@ TEST_F(RowKeyIndexTest, InsertIfAbsentMatchesASetOracle) {
     expected_ = seen;
     ExpectExact(*index, again);
   }
+}
+
+// A table that cannot be allocated is an OutOfMemory error, not a crash.
+TEST(RowKeyIndexMemoryTest, ATableTooBigForTheMachineIsOutOfMemory) {
+  // Needs the kernel to refuse a mapping larger than memory up front (the
+  // heuristic overcommit, mode 0, or none, mode 2); with mode 1 it would
+  // try to fault it in.
+  std::ifstream mode_file("/proc/sys/vm/overcommit_memory");
+  int mode = 1;
+  mode_file >> mode;
+  if (mode == 1) GTEST_SKIP() << "vm.overcommit_memory = 1";
+  const std::vector<RowKeyIndex::Unit> units = {{0, 0, 0, 10}};
+  std::unique_ptr<RowKeyIndex> index;
+  KEYED_ASSERT_OK_AND_ASSIGN(
+      index, RowKeyIndex::Make(nullptr, {}, {0}, units, /*buckets=*/2,
+                               /*expected_keys=*/int64_t{1} << 42));  // 64 TiB of slots
+  const arrow::Status st = index->Reserve(/*threads=*/2);
+  EXPECT_TRUE(st.IsOutOfMemory()) << st.ToString();
+  EXPECT_NE(st.message().find("no memory for a table"), std::string::npos) << st.message();
 }
 
 TEST(UnitKeyCacheTest, DecodesOnceForConcurrentCallersAndReportsFailures) {
