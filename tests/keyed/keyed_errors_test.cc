@@ -19,6 +19,23 @@ using testing::Options;
 using testing::Oracle;
 using testing::ScratchDir;
 
+// Writes a Parquet file of one string column `url` holding `keys` as they are
+// (no UTF-8 check: Arrow writes what it is given), `row_group_rows` per row group.
+arrow::Status WriteUrlKeys(const std::string& path,
+                           const std::vector<std::optional<std::string>>& keys,
+                           int64_t row_group_rows) {
+  arrow::BinaryBuilder b;
+  for (const auto& k : keys) ARROW_RETURN_NOT_OK(k ? b.Append(*k) : b.AppendNull());
+  std::shared_ptr<arrow::Array> bytes;
+  ARROW_RETURN_NOT_OK(b.Finish(&bytes));
+  ARROW_ASSIGN_OR_RAISE(auto urls, bytes->View(arrow::utf8()));
+  auto table = arrow::Table::Make(arrow::schema({arrow::field("url", arrow::utf8())}), {urls});
+  ARROW_ASSIGN_OR_RAISE(auto out, arrow::io::FileOutputStream::Open(path));
+  ARROW_RETURN_NOT_OK(
+      parquet::arrow::WriteTable(*table, arrow::default_memory_pool(), out, row_group_rows));
+  return out->Close();
+}
+
 class KeyedErrorsTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -114,17 +131,7 @@ TEST_F(KeyedErrorsTest, MissingSource) {
 // partly new. (Arrow writes such a file; DuckDB would refuse to.)
 TEST_F(KeyedErrorsTest, StringKeyThatIsNotUtf8) {
   const std::string bad = dir_ / "bad.parquet";
-  arrow::BinaryBuilder b;
-  KEYED_ASSERT_OK(b.AppendValues({"ok1", "\xff\xfe", "ok3"}));
-  std::shared_ptr<arrow::Array> bytes;
-  KEYED_ASSERT_OK(b.Finish(&bytes));
-  std::shared_ptr<arrow::Array> urls;
-  KEYED_ASSERT_OK_AND_ASSIGN(urls, bytes->View(arrow::utf8()));
-  auto table = arrow::Table::Make(arrow::schema({arrow::field("url", arrow::utf8())}), {urls});
-  std::shared_ptr<arrow::io::FileOutputStream> out;
-  KEYED_ASSERT_OK_AND_ASSIGN(out, arrow::io::FileOutputStream::Open(bad));
-  KEYED_ASSERT_OK(parquet::arrow::WriteTable(*table, arrow::default_memory_pool(), out, 1024));
-  KEYED_ASSERT_OK(out->Close());
+  KEYED_ASSERT_OK(WriteUrlKeys(bad, {"ok1", "\xff\xfe", "ok3"}, 1024));
   const std::vector<std::string> fragments = {"bad.parquet", "row 2",
                                               "key column 'url' is a string column",
                                               "holds a value that is not valid UTF-8"};
@@ -136,24 +143,9 @@ TEST_F(KeyedErrorsTest, StringKeyThatIsNotUtf8) {
 // Errors about one row name its row group and count rows within it: here the
 // fourth row of the file is the second of row group 1.
 TEST_F(KeyedErrorsTest, ARowInAnErrorIsCountedWithinItsRowGroup) {
-  auto write = [&](const std::string& path, const std::vector<std::optional<std::string>>& keys) {
-    arrow::BinaryBuilder b;
-    for (const auto& k : keys) {
-      KEYED_ASSERT_OK(k ? b.Append(*k) : b.AppendNull());
-    }
-    std::shared_ptr<arrow::Array> bytes;
-    KEYED_ASSERT_OK(b.Finish(&bytes));
-    std::shared_ptr<arrow::Array> urls;
-    KEYED_ASSERT_OK_AND_ASSIGN(urls, bytes->View(arrow::utf8()));
-    auto table = arrow::Table::Make(arrow::schema({arrow::field("url", arrow::utf8())}), {urls});
-    std::shared_ptr<arrow::io::FileOutputStream> out;
-    KEYED_ASSERT_OK_AND_ASSIGN(out, arrow::io::FileOutputStream::Open(path));
-    KEYED_ASSERT_OK(parquet::arrow::WriteTable(*table, arrow::default_memory_pool(), out, 2));
-    KEYED_ASSERT_OK(out->Close());
-  };
   const std::string nulls = dir_ / "nulls.parquet", bad = dir_ / "bad.parquet";
-  write(nulls, {"ok1", "ok2", "ok3", std::nullopt});
-  write(bad, {"ok1", "ok2", "ok3", "\xff"});
+  KEYED_ASSERT_OK(WriteUrlKeys(nulls, {"ok1", "ok2", "ok3", std::nullopt}, 2));
+  KEYED_ASSERT_OK(WriteUrlKeys(bad, {"ok1", "ok2", "ok3", "\xff"}, 2));
   ExpectError(Options(nulls, dst_, {"url"}),
               {"nulls.parquet' row group 1 row 2: a key column (url) is NULL"});
   ExpectError(Options(bad, dst_, {"url"}),
