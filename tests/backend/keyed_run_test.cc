@@ -270,6 +270,31 @@ TEST_F(KeyedRunTest, NullKeysFailByDefaultAndAreDroppedAndCountedWithDrop) {
   EXPECT_DATASET_MATCHES("out", "SELECT i AS id FROM range(0, 100) t(i) WHERE i % 10 <> 0");
 }
 
+// A NULL key deep into a file source (past the first batch DuckDB hands over)
+// is named by the flow and its row counted from the source's start, also in
+// the pre-pass that duplicates=all makes.
+TEST_F(KeyedRunTest, ANullKeyErrorNamesTheFlowAndTheRowFromTheSourceStart) {
+  Parquet("src.parquet", "SELECT CASE WHEN i = 5000 THEN NULL ELSE i END AS id FROM "
+                         "range(0, 6000) t(i)");
+  for (const std::string dup : {"first", "all"}) {
+    SCOPED_TRACE("duplicates=" + dup);
+    RunSummary failed = Run(Yaml("name: k\n"
+                                 "datasets:\n"
+                                 "  - name: out\n"
+                                 "    kind: table\n"
+                                 "    keyed_write: {keys: [id], duplicates: " + dup + "}\n"
+                                 "flows:\n"
+                                 "  - name: load\n"
+                                 "    target: out\n"
+                                 "    source: {kind: files, path: " + Path("src.parquet") +
+                                 ", format: parquet}\n"));
+    EXPECT_EQ(failed.status, RunPhase::kFailed);
+    const std::string reason = Find(failed, "out")->reason;
+    EXPECT_THAT(reason, HasSubstr("flow 'load'"));
+    EXPECT_THAT(reason, HasSubstr("row 5001: a key column (id) is NULL"));
+  }
+}
+
 TEST_F(KeyedRunTest, DuplicatesFirstAndAllOnATable) {
   Parquet("src.parquet", "SELECT i % 40 AS id, i AS v FROM range(0, 100) t(i)");
   auto pipeline = [&](const std::string& name, const std::string& dup) {

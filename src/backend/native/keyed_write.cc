@@ -226,8 +226,8 @@ arrow::Status KeyedDatasetWrite::Restore(const Placed& placed) {
 
 arrow::Status KeyedDatasetWrite::PrePass(const std::vector<const Flow*>& flows) {
   if (options_.duplicates != engine::keyed::Duplicates::kAll) return arrow::Status::OK();
-  const std::string where = "keyed write (duplicates=all pre-pass)";
   for (const Flow* f : flows) {
+    const std::string where = "source of flow '" + f->name + "' (duplicates=all pre-pass)";
     std::shared_ptr<arrow::RecordBatchReader> reader;
     std::optional<engine::batch::FileSourcePlan> file_plan;
     Placed placed;
@@ -257,12 +257,15 @@ arrow::Status KeyedDatasetWrite::PrePass(const std::vector<const Flow*>& flows) 
     }
     arrow::Status st;
     std::vector<int> indices = KeyIndices(filter_->spec(), *reader->schema());
+    int64_t rows = 0;  // read so far: messages number rows from the source's start
     while (st.ok()) {
       std::shared_ptr<arrow::RecordBatch> batch;
       st = reader->ReadNext(&batch);
       if (!st.ok() || !batch) break;
+      const int64_t first_row = rows;
+      rows += batch->num_rows();
       if (f->source && !indices.empty()) {
-        auto kept = filter_->DropExisting(*batch, indices, where);
+        auto kept = filter_->DropExisting(*batch, indices, where, first_row);
         if (!kept.ok()) {
           st = kept.status();
           break;
