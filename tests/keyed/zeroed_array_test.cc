@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,32 @@ TEST(AllocateZeroedTest, BigBlocksOnEveryPageSizeAreZeroedAlignedAndWritable) {
       ExpectUsable(p, bytes, pages == PageSize::kHuge ? 2 * kMiB : 64);
       FreeZeroed(p, bytes);
     }
+  }
+}
+
+// Freeing gives back the whole mapping, also for a size that is not a whole
+// number of pages. (A leak would be up to 2 MiB per block; the margin is for
+// the heap growing under this test's own reads of /proc/self/maps.)
+int64_t MappedBytes() {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  uint64_t bytes = 0;
+  while (std::getline(maps, line)) {  // "start-end perms ...", addresses in hex
+    const size_t dash = line.find('-'), space = line.find(' ');
+    bytes += std::stoull(line.substr(dash + 1, space - dash - 1), nullptr, 16) -
+             std::stoull(line.substr(0, dash), nullptr, 16);
+  }
+  return static_cast<int64_t>(bytes);
+}
+
+TEST(AllocateZeroedTest, FreeingUnmapsTheWholeBlock) {
+  for (PageSize pages : {PageSize::kSmall, PageSize::kHuge}) {
+    const size_t bytes = 6 * kMiB + 4096 + 64;
+    MappedBytes();  // the first read may grow the heap
+    const int64_t before = MappedBytes();
+    for (int i = 0; i < 8; ++i) FreeZeroed(AllocateZeroed(bytes, pages), bytes);
+    EXPECT_LT(MappedBytes() - before, static_cast<int64_t>(kMiB))
+        << "page size " << static_cast<int>(pages);
   }
 }
 

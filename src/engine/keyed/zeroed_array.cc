@@ -48,9 +48,11 @@ void* MapHuge(size_t bytes) {
   if (q == MAP_FAILED) return nullptr;
   const uintptr_t start = reinterpret_cast<uintptr_t>(q);
   const uintptr_t aligned = (start + kHugePage - 1) & ~uintptr_t{kHugePage - 1};
-  // Only [aligned, aligned + bytes) stays mapped, so FreeZeroed's munmap fits.
+  // Only [aligned, aligned + bytes) stays mapped (to the end of its last
+  // page), so FreeZeroed's munmap fits.
   if (aligned > start) munmap(q, aligned - start);
-  const uintptr_t end = aligned + bytes;
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t end = (aligned + bytes + page - 1) & ~(page - 1);
   if (start + span > end) munmap(reinterpret_cast<void*>(end), start + span - end);
   void* p = reinterpret_cast<void*>(aligned);
   madvise(p, bytes, MADV_HUGEPAGE);  // a refusal leaves small pages: still correct
