@@ -97,8 +97,9 @@ class KeyedWriteFilter {
   // with duplicates=first; otherwise (or when a file cannot be scanned so) it
   // does nothing. REQUIRES: each file's key column is of an
   // IsByteArrayStringType type (checked from the schema: no file is reopened).
-  // `expected_new_keys` sizes it (see ExpectNewKeys). Call before
-  // ExpectNewKeys and FilterForWrite. One thread.
+  // `expected_new_keys` sizes it (see ExpectNewKeys); its table is allocated
+  // here, on options().threads threads. Call before ExpectNewKeys and
+  // FilterForWrite. One thread.
   arrow::Status UseSourceRows(std::shared_ptr<arrow::fs::FileSystem> fs,
                               std::vector<DataFile> files, std::vector<int> key_fields,
                               std::vector<RowKeyIndex::Unit> units, int64_t expected_new_keys);

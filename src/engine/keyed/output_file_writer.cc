@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "engine/fs/atomic_write.h"
+#include "engine/keyed/data_file_reader.h"
 #include "engine/keyed/memory_pool.h"
 #include "engine/keyed/ndjson_writer.h"
 
@@ -85,10 +86,8 @@ arrow::Status Encode(FileFormat format, const arrow::Schema& schema, int64_t row
           ->max_row_group_length(row_group_rows)
           ->memory_pool(KeyedMemoryPool());
       for (const auto& field : schema.fields()) {
-        const auto id = field->type()->id();
-        const bool stringy = id == arrow::Type::STRING || id == arrow::Type::LARGE_STRING ||
-                             id == arrow::Type::BINARY || id == arrow::Type::LARGE_BINARY ||
-                             id == arrow::Type::STRING_VIEW || id == arrow::Type::DICTIONARY;
+        const bool stringy =
+            IsByteArrayStringType(*field->type()) || field->type()->id() == arrow::Type::DICTIONARY;
         if (!stringy && field->type()->num_fields() == 0) builder.disable_dictionary(field->name());
       }
       auto props = builder.build();

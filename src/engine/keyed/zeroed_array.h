@@ -1,5 +1,6 @@
 // ZeroedArray<T>: a fixed-size array of trivially copyable T, zero-filled and
-// 64-byte aligned, for the big tables and arenas of a KeySet. Arrays of 2 MiB
+// 64-byte aligned, for the big tables and arenas of a KeySet and the slot
+// tables of a RowKeyIndex. Arrays of 2 MiB
 // or more come straight from mmap, populated (writable, zeroed) up front, on
 // huge pages when asked and the kernel has them free (see AllocateZeroed);
 // smaller ones from aligned_alloc.
