@@ -99,6 +99,7 @@ nlohmann::json SummaryJson(const keyed::KeyedCopyResult& r) {
           {"rows_written", r.counts.rows_written},
           {"files_written", r.files_written},
           {"files_passed_through", r.files_passed_through},
+          {"row_groups_settled", r.units_settled},
           {"target_keys", r.target_keys},
           {"key_set_bytes", r.key_set_bytes},
           {"placement", r.placement},

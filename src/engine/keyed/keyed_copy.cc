@@ -9,6 +9,7 @@
 #include "engine/keyed/ordered_parallel.h"
 #include "engine/keyed/source_scan.h"
 #include "engine/keyed/transform_runner.h"
+#include "engine/keyed/unit_settler.h"
 #include "engine/keyed/unit_writer.h"
 
 namespace thund::engine::keyed {
@@ -26,6 +27,7 @@ struct Run {
   std::unique_ptr<KeyedWriteFilter> filter;
   std::unique_ptr<OutputFileWriter> writer;
   std::unique_ptr<UnitWriter> unit_writer;
+  std::unique_ptr<UnitSettler> settler;  // row groups found written while the target loaded
   FilterPlacement placement;
   int64_t rows_read = 0;
   int64_t threads = 1;
@@ -45,6 +47,10 @@ struct Run {
     return uf;
   }
 
+  bool settled(int64_t unit) const {
+    return settler != nullptr && !placement.before_write && settler->settled(unit);
+  }
+
   // Units of the single source, read + filtered (+ transformed) in parallel,
   // consumed in order.
   arrow::Status StreamUnits(bool keys_only, bool use_filter,
@@ -55,6 +61,11 @@ struct Run {
     return RunOrdered<UnitRows>(
         static_cast<int64_t>(s.units.size()), threads, 2 * threads,
         [&](int64_t i) -> arrow::Result<UnitRows> {
+          if (use_filter && settled(i)) {  // every row already written: not read again
+            UnitRows rows;
+            rows.rows_read = s.units[i].rows;
+            return rows;
+          }
           const bool defer = use_filter && !keys_only && unit_writer->DeferAllNew(s.units[i].file);
           ARROW_ASSIGN_OR_RAISE(
               UnitRows rows, ReadSourceUnit(fs, s, s.units[i], uf, batch_size, keys_only, defer));
@@ -202,8 +213,22 @@ arrow::Result<KeyedCopyResult> RunKeyedCopy(const std::shared_ptr<arrow::fs::Fil
                                              " partial file(s) left in '" + options.target +
                                              "' by an interrupted write");
   }
+  // Without a transform, the source's row groups whose keys are all in the
+  // target can be found while its keys load (unit_settler.h).
+  RowKeyIndexRounds rounds;
+  if (options.tuning.settle && options.transform_sql.empty() && run.sources.size() == 1 &&
+      options.keyed.match == KeyMatch::kExact) {
+    auto spec = KeySpec::Make(*written, options.keyed.keys, options.keyed.match, "");
+    if (spec.ok() && UnitSettler::Applies(run.sources[0], *spec)) {
+      run.settler = std::make_unique<UnitSettler>(
+          fs, &run.sources[0], std::move(spec).ValueUnsafe(), run.threads,
+          options.tuning.settle_round_rows, options.tuning.settle_step_rows);
+      rounds = run.settler->Rounds();
+    }
+  }
   ARROW_ASSIGN_OR_RAISE(
-      run.filter, KeyedWriteFilter::Make(options.keyed, *written, fs, options.target, on_event));
+      run.filter, KeyedWriteFilter::Make(options.keyed, *written, fs, {options.target}, on_event,
+                                         run.settler ? &rounds : nullptr));
   ARROW_ASSIGN_OR_RAISE(
       run.placement,
       PlanFilterPlacement(options.transform_sql, run.filter->spec().names, source_schemas));
@@ -213,6 +238,15 @@ arrow::Result<KeyedCopyResult> RunKeyedCopy(const std::shared_ptr<arrow::fs::Fil
   const int64_t new_keys = source_rows - run.filter->target().keys;
   run.Emit(KeyedEvent::Kind::kPlacement,
            run.placement.explanation + (streaming ? " [streaming]" : " [materialized]"));
+  if (streaming && run.settler != nullptr && !run.placement.before_write &&
+      run.settler->settled_units() > 0) {
+    run.filter->CountExisting(run.settler->settled_rows());
+    run.Emit(KeyedEvent::Kind::kSettled,
+             std::to_string(run.settler->settled_units()) + " of " +
+                 std::to_string(run.sources[0].units.size()) + " row groups of source '" +
+                 run.sources[0].name + "' (" + std::to_string(run.settler->settled_rows()) +
+                 " rows) found already written while the target's keys loaded: not read again");
+  }
 
   OutputOptions out = options.output;
   out.threads = run.threads;
@@ -257,6 +291,9 @@ arrow::Result<KeyedCopyResult> RunKeyedCopy(const std::shared_ptr<arrow::fs::Fil
   result.placement = run.placement.explanation;
   result.shape = streaming ? "streaming" : "materialized";
   result.files_passed_through = run.unit_writer->files_passed_through();
+  if (run.settler != nullptr && streaming && !run.placement.before_write) {
+    result.units_settled = run.settler->settled_units();
+  }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }

@@ -34,6 +34,7 @@
 #include "engine/keyed/keyed_events.h"
 #include "engine/keyed/keyed_options.h"
 #include "engine/keyed/output_file_writer.h"
+#include "engine/keyed/unit_settler.h"
 
 namespace thund::engine::keyed {
 
@@ -43,15 +44,26 @@ struct CopySource {
   std::optional<FileFormat> format;  // default: from each file's extension
 };
 
+// Knobs with sound defaults; tests turn them to force the rare paths.
+struct KeyedCopyTuning {
+  // Settle the source's row groups while the target loads (unit_settler.h),
+  // in rounds of that many target rows and steps of that many source rows.
+  bool settle = true;
+  int64_t settle_round_rows = UnitSettler::kRoundRows;
+  int64_t settle_step_rows = UnitSettler::kStepRows;
+};
+
 struct KeyedCopyOptions {
   std::vector<CopySource> sources;  // one or more (more needs a transform)
   std::string target;               // directory of output files
   std::string transform_sql;        // optional DuckDB SELECT over the sources
   KeyedWriteOptions keyed;
   OutputOptions output;  // output.threads is set from keyed.threads
+  KeyedCopyTuning tuning;
 };
 
 struct KeyedCopyResult {
+  int64_t units_settled = 0;  // source row groups found written while the target loaded
   KeyedCounts counts;
   int64_t files_written = 0;
   int64_t files_passed_through = 0;  // source files committed unchanged (all rows new)

@@ -14,6 +14,8 @@ const char* Name(KeyedEvent::Kind k) {
       return "cleanup";
     case KeyedEvent::Kind::kPlacement:
       return "placement";
+    case KeyedEvent::Kind::kSettled:
+      return "settled";
     case KeyedEvent::Kind::kDeferred:
       return "deferred";
     case KeyedEvent::Kind::kCommitted:

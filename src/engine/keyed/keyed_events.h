@@ -15,6 +15,7 @@ struct KeyedEvent {
     kTargetLoaded,   // keys loaded: files, keys, bytes, seconds
     kCleanup,        // temporaries of a killed writer removed
     kPlacement,      // where the filter runs (after a source / before the write) and why
+    kSettled,        // source row groups found written while the target loaded (unit_settler.h)
     kDeferred,       // duplicates=all: rows of repeated keys held for one final file
     kCommitted,      // an output file was renamed into place (message: path and rows)
   };

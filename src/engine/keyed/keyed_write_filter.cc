@@ -79,13 +79,13 @@ arrow::Result<std::unique_ptr<KeyedWriteFilter>> KeyedWriteFilter::Make(
 arrow::Result<std::unique_ptr<KeyedWriteFilter>> KeyedWriteFilter::Make(
     const KeyedWriteOptions& options, const arrow::Schema& written_schema,
     std::shared_ptr<arrow::fs::FileSystem> fs, const std::vector<std::string>& target_dirs,
-    const KeyedEventSink& on_event) {
+    const KeyedEventSink& on_event, const RowKeyIndexRounds* rounds) {
   std::string target_dir;
   for (const auto& d : target_dirs) target_dir += (target_dir.empty() ? "" : " + ") + d;
   ARROW_RETURN_NOT_OK(options.Validate());
   ARROW_ASSIGN_OR_RAISE(KeySpec spec, KeySpec::Make(written_schema, options.keys, options.match,
                                                     "keyed write to '" + target_dir + "'"));
-  ARROW_ASSIGN_OR_RAISE(TargetKeys target, LoadTargetKeys(fs, target_dirs, spec, options));
+  ARROW_ASSIGN_OR_RAISE(TargetKeys target, LoadTargetKeys(fs, target_dirs, spec, options, rounds));
   auto emit = [&](KeyedEvent::Kind kind, std::string message) {
     if (on_event) on_event(KeyedEvent{kind, std::move(message)});
   };

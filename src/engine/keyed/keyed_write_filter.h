@@ -57,11 +57,11 @@ class KeyedWriteFilter {
       std::shared_ptr<arrow::fs::FileSystem> fs, const std::string& target_dir,
       const KeyedEventSink& on_event = {});
   // Same, for a target made of several directories (LoadTargetKeys); events
-  // name them joined with " + ".
+  // name them joined with " + ". `rounds`: see LoadTargetKeys.
   static arrow::Result<std::unique_ptr<KeyedWriteFilter>> Make(
       const KeyedWriteOptions& options, const arrow::Schema& written_schema,
       std::shared_ptr<arrow::fs::FileSystem> fs, const std::vector<std::string>& target_dirs,
-      const KeyedEventSink& on_event = {});
+      const KeyedEventSink& on_event = {}, const RowKeyIndexRounds* rounds = nullptr);
 
   const KeySpec& spec() const { return spec_; }
   const KeyedWriteOptions& options() const { return options_; }
@@ -139,6 +139,10 @@ class KeyedWriteFilter {
   // of another storage or with fields of other lengths is an Invalid error.
   arrow::Result<int64_t> ClaimRowsEncoded(const EncodedKeys& keys, const std::string& where,
                                           std::vector<uint8_t>* writable, int64_t first_row = -1);
+
+  // Counts `rows` source rows as skipped for being in the target, found so
+  // without this filter (UnitSettler). Thread-safe.
+  void CountExisting(int64_t rows) const { skipped_existing_ += rows; }
 
   // Skipped / dropped rows so far (rows_read and rows_written stay 0: the
   // caller knows them).

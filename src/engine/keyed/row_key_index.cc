@@ -171,12 +171,15 @@ arrow::Result<std::unique_ptr<RowKeyIndex>> RowKeyIndex::Make(
 arrow::Result<std::unique_ptr<RowKeyIndex>> RowKeyIndex::Build(
     std::shared_ptr<arrow::fs::FileSystem> fs, const KeySpec& spec, std::vector<DataFile> files,
     std::vector<int> key_fields, std::vector<std::unique_ptr<DataFileReader>> readers,
-    int64_t buckets, int64_t threads, BuildStats* stats, const Tuning& tuning) {
+    int64_t buckets, int64_t threads, BuildStats* stats, const Tuning& tuning,
+    const RowKeyIndexRounds* rounds) {
   std::vector<Unit> units;
   std::vector<size_t> first_unit(readers.size());
+  std::vector<int64_t> file_rows(readers.size());
   int64_t rows = 0;
   for (size_t f = 0; f < readers.size(); ++f) {
     first_unit[f] = units.size();
+    file_rows[f] = readers[f]->num_rows();
     for (int u = 0; u < readers[f]->num_units(); ++u) {
       units.push_back(Unit{static_cast<int>(f), u, rows, readers[f]->unit_rows(u)});
       rows += readers[f]->unit_rows(u);
@@ -185,19 +188,28 @@ arrow::Result<std::unique_ptr<RowKeyIndex>> RowKeyIndex::Build(
   ARROW_ASSIGN_OR_RAISE(auto index, Make(std::move(fs), std::move(files), std::move(key_fields),
                                          std::move(units), buckets, rows, tuning));
   ARROW_RETURN_NOT_OK(index->AddTable(rows, threads));
-  std::atomic<int64_t> read{0}, nulls{0};
-  ARROW_RETURN_NOT_OK(ParallelFor(static_cast<int64_t>(readers.size()), threads, [&](int64_t f) {
+  std::atomic<int64_t> read{0}, nulls{0}, kept_bytes{0};
+  // Loads file f; with `keep`, its row groups' keys also go into the cache.
+  auto load_file = [&](int64_t f, bool keep) -> arrow::Status {
     DataFileReader& reader = *readers[f];
     EncodedKeys keys;
     std::vector<std::vector<uint32_t>> by_shard(static_cast<size_t>(index->buckets_));
     for (int u = 0; u < reader.num_units(); ++u) {
-      const Unit& unit = index->units_[first_unit[f] + u];
+      const int unit_number = static_cast<int>(first_unit[f]) + u;
+      const Unit& unit = index->units_[unit_number];
+      std::shared_ptr<UnitKeys> unit_keys;
+      if (keep) {
+        unit_keys = index->cache_->Buffer();
+        unit_keys->begins.reserve(static_cast<size_t>(unit.rows));
+        unit_keys->lengths.reserve(static_cast<size_t>(unit.rows));
+      }
       int64_t done = 0;
       arrow::Status st = reader.ScanStringColumn(
           u, index->key_fields_[f], kKeyScanRows,
           [&](const std::string_view* values, const uint8_t* is_null, int64_t n) {
             ARROW_RETURN_NOT_OK(EncodeViews(spec, values, is_null, n, &keys));
             index->AddAll(keys, unit.first_row + done, &by_shard);
+            if (unit_keys) unit_keys->Append(values, is_null, n);
             done += n;
             nulls += keys.null_count;
             return arrow::Status::OK();
@@ -208,14 +220,38 @@ arrow::Result<std::unique_ptr<RowKeyIndex>> RowKeyIndex::Build(
                                       done, " keys, its footer says ", unit.rows);
       }
       read += done;
+      if (unit_keys) {
+        kept_bytes += unit_keys->MemoryBytes();
+        index->cache_->Put(unit_number, std::move(unit_keys));
+      }
     }
     readers[f].reset();  // free the footer and buffers early
     return arrow::Status::OK();
-  }));
+  };
+  const int64_t n_files = static_cast<int64_t>(readers.size());
+  bool keep = rounds != nullptr && rounds->after_round != nullptr;
+  for (int64_t next = 0; next < n_files;) {
+    int64_t end = n_files;
+    if (keep) {  // a round: about round_rows rows, at least a file per thread
+      int64_t round_rows = 0;
+      for (end = next; end < n_files && (round_rows < rounds->round_rows || end - next < threads);
+           ++end) {
+        round_rows += file_rows[end];
+      }
+    }
+    kept_bytes = 0;
+    ARROW_RETURN_NOT_OK(
+        ParallelFor(end - next, threads, [&](int64_t i) { return load_file(next + i, keep); }));
+    index->size_ = read.load() - nulls.load();
+    index->tables_.back()->size = index->size_;
+    next = end;
+    if (!keep) continue;
+    index->cache_->Trim(kept_bytes.load());  // this round's keys stay
+    ARROW_ASSIGN_OR_RAISE(keep, rounds->after_round(*index));
+    if (!keep || next == n_files) index->cache_->Trim(0);
+  }
   stats->rows = read.load();
   stats->null_rows = nulls.load();
-  index->size_ = stats->rows - stats->null_rows;
-  index->tables_.back()->size = index->size_;
   return index;
 }
 
@@ -490,28 +526,7 @@ arrow::Status RowKeyIndex::DecodeUnit(int unit, UnitKeys* out) const {
   ARROW_RETURN_NOT_OK(reader->ScanStringColumn(
       u.row_group, key_fields_[u.file], kKeyScanRows,
       [&](const std::string_view* values, const uint8_t* is_null, int64_t n) {
-        // Keys of a plain-encoded page lie one after the other, 4 length bytes
-        // apart: then the whole run is copied at once.
-        bool one_piece = n > 0;
-        for (int64_t i = 0; i < n && one_piece; ++i) {
-          one_piece = !is_null[i] && (i == 0 || values[i].data() == values[i - 1].data() +
-                                                                        values[i - 1].size() + 4);
-        }
-        if (one_piece) {
-          const int64_t base = static_cast<int64_t>(out->bytes.size());
-          const char* start = values[0].data();
-          out->bytes.insert(out->bytes.end(), start, values[n - 1].data() + values[n - 1].size());
-          for (int64_t i = 0; i < n; ++i) {
-            out->begins.push_back(base + (values[i].data() - start));
-            out->lengths.push_back(static_cast<uint32_t>(values[i].size()));
-          }
-          return arrow::Status::OK();
-        }
-        for (int64_t i = 0; i < n; ++i) {
-          out->begins.push_back(static_cast<int64_t>(out->bytes.size()));
-          out->lengths.push_back(is_null[i] ? 0 : static_cast<uint32_t>(values[i].size()));
-          if (!is_null[i]) out->bytes.insert(out->bytes.end(), values[i].begin(), values[i].end());
-        }
+        out->Append(values, is_null, n);
         return arrow::Status::OK();
       }));
   if (out->rows() != u.rows) return changed("row count");

@@ -38,6 +38,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -68,6 +69,22 @@ struct RowKeyIndexTuning {
     t.cache_budget_bytes += (threads > 4 ? threads - 4 : 0) * (int64_t{32} << 20);
     return t;
   }
+};
+
+class RowKeyIndex;
+
+// Loading an index in rounds (RowKeyIndex::Build), so that lookups can start
+// while the keys of the last files loaded are still in memory: the files are
+// read a round of whole files at a time (about `round_rows` rows, at least
+// one file per thread). While `after_round` returns true, each round's key
+// columns are put into the cache of decoded row groups, and after each round
+// `after_round` sees the index of every key loaded so far (Lookup allowed; its
+// answers are exact for those keys, and matches in the last round are
+// confirmed without reading a file again). When it returns false, the other
+// files are loaded in one go and nothing more is kept.
+struct RowKeyIndexRounds {
+  int64_t round_rows = int64_t{1} << 20;
+  std::function<arrow::Result<bool>(const RowKeyIndex&)> after_round;
 };
 
 class RowKeyIndex final : public KeyLookup {
@@ -103,11 +120,13 @@ class RowKeyIndex final : public KeyLookup {
     int64_t null_rows = 0;  // rows with a NULL key (not indexed)
   };
   // An index of every row of `files`, read with the already opened `readers`
-  // (released as each file is done) on `threads` threads.
+  // (released as each file is done) on `threads` threads; in rounds when
+  // `rounds` is given (see RowKeyIndexRounds).
   static arrow::Result<std::unique_ptr<RowKeyIndex>> Build(
       std::shared_ptr<arrow::fs::FileSystem> fs, const KeySpec& spec, std::vector<DataFile> files,
       std::vector<int> key_fields, std::vector<std::unique_ptr<DataFileReader>> readers,
-      int64_t buckets, int64_t threads, BuildStats* stats, const Tuning& tuning = {});
+      int64_t buckets, int64_t threads, BuildStats* stats, const Tuning& tuning = {},
+      const RowKeyIndexRounds* rounds = nullptr);
 
   ~RowKeyIndex() override;
 

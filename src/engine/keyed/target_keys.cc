@@ -31,7 +31,8 @@ arrow::Result<TargetKeys> LoadTargetKeys(const std::shared_ptr<arrow::fs::FileSy
 
 arrow::Result<TargetKeys> LoadTargetKeys(const std::shared_ptr<arrow::fs::FileSystem>& fs,
                                          const std::vector<std::string>& dirs, const KeySpec& spec,
-                                         const KeyedWriteOptions& options) {
+                                         const KeyedWriteOptions& options,
+                                         const RowKeyIndexRounds* rounds) {
   const auto start = std::chrono::steady_clock::now();
   TargetKeys out;
   std::vector<DataFile> files;
@@ -75,7 +76,7 @@ arrow::Result<TargetKeys> LoadTargetKeys(const std::shared_ptr<arrow::fs::FileSy
     RowKeyIndex::BuildStats stats;
     auto built = RowKeyIndex::Build(fs, spec, files, std::move(key_fields), std::move(readers),
                                     options.EffectiveBuckets(), threads, &stats,
-                                    RowKeyIndex::Tuning::ForThreads(threads));
+                                    RowKeyIndex::Tuning::ForThreads(threads), rounds);
     if (!built.ok()) {
       return built.status().WithMessage(
           "loading the target's keys: ", built.status().message(),

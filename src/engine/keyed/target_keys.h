@@ -23,6 +23,7 @@
 #include "engine/keyed/key_lookup.h"
 #include "engine/keyed/key_spec.h"
 #include "engine/keyed/keyed_options.h"
+#include "engine/keyed/row_key_index.h"
 
 namespace thund::engine::keyed {
 
@@ -44,9 +45,11 @@ arrow::Result<TargetKeys> LoadTargetKeys(const std::shared_ptr<arrow::fs::FileSy
 
 // Same, for a target made of several directories (a stored dataset's current
 // version and its keyed staging dir): the keys of all of them. The target
-// exists when any of them does.
+// exists when any of them does. `rounds`: when the keys go into a RowKeyIndex,
+// it is loaded in those rounds (else ignored).
 arrow::Result<TargetKeys> LoadTargetKeys(const std::shared_ptr<arrow::fs::FileSystem>& fs,
                                          const std::vector<std::string>& dirs, const KeySpec& spec,
-                                         const KeyedWriteOptions& options);
+                                         const KeyedWriteOptions& options,
+                                         const RowKeyIndexRounds* rounds = nullptr);
 
 }  // namespace thund::engine::keyed

@@ -5,7 +5,9 @@
 namespace thund::engine::keyed {
 namespace {
 
-constexpr size_t kMaxSpares = 8;
+// Evicted buffers kept for reuse: enough for a round of an index load
+// (RowKeyIndex::Build) to decode into memory already touched.
+constexpr size_t kMaxSpares = 64;
 
 }  // namespace
 
@@ -58,8 +60,40 @@ arrow::Result<std::shared_ptr<const UnitKeys>> UnitKeyCache::Get(int unit) {
   return result;
 }
 
+std::shared_ptr<UnitKeys> UnitKeyCache::Buffer() {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (spares_.empty()) return std::make_shared<UnitKeys>();
+  std::shared_ptr<UnitKeys> keys = std::move(spares_.back());
+  spares_.pop_back();
+  lock.unlock();
+  keys->Clear();
+  return keys;
+}
+
+void UnitKeyCache::Put(int unit, std::shared_ptr<UnitKeys> keys) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Entry& e = entries_[static_cast<size_t>(unit)];
+  if (e.ready.valid()) return;  // cached, or a Get is decoding it
+  std::promise<arrow::Result<std::shared_ptr<const UnitKeys>>> promise;
+  promise.set_value(std::shared_ptr<const UnitKeys>(keys));
+  e.ready = promise.get_future().share();
+  e.keys = std::move(keys);
+  e.bytes = e.keys->MemoryBytes();
+  e.cached = true;
+  e.lru = lru_.insert(lru_.end(), unit);
+  cached_bytes_ += e.bytes;
+  stats_.peak_bytes = std::max(stats_.peak_bytes, cached_bytes_);
+}
+
+void UnitKeyCache::Trim(int64_t at_least) {
+  std::lock_guard<std::mutex> lock(mu_);
+  floor_ = at_least;
+  EvictLocked(-1);
+}
+
 void UnitKeyCache::EvictLocked(int keep) {
-  while (!stats_.keeps_all && cached_bytes_ > budget_ && !lru_.empty()) {
+  const int64_t budget = std::max(budget_, floor_);
+  while (!stats_.keeps_all && cached_bytes_ > budget && !lru_.empty()) {
     const int victim = lru_.front();
     if (victim == keep) break;  // only the newest is left
     lru_.pop_front();
@@ -70,6 +104,31 @@ void UnitKeyCache::EvictLocked(int keep) {
     std::shared_ptr<UnitKeys> keys = std::move(e.keys);
     // Reused only when no reader still holds it.
     if (keys.use_count() == 1 && spares_.size() < kMaxSpares) spares_.push_back(std::move(keys));
+  }
+}
+
+void UnitKeys::Append(const std::string_view* values, const uint8_t* is_null, int64_t n) {
+  // Keys of a plain-encoded page lie one after the other, 4 length bytes
+  // apart: then the whole run is copied at once.
+  bool one_piece = n > 0;
+  for (int64_t i = 0; i < n && one_piece; ++i) {
+    one_piece = !is_null[i] &&
+                (i == 0 || values[i].data() == values[i - 1].data() + values[i - 1].size() + 4);
+  }
+  if (one_piece) {
+    const int64_t base = static_cast<int64_t>(bytes.size());
+    const char* start = values[0].data();
+    bytes.insert(bytes.end(), start, values[n - 1].data() + values[n - 1].size());
+    for (int64_t i = 0; i < n; ++i) {
+      begins.push_back(base + (values[i].data() - start));
+      lengths.push_back(static_cast<uint32_t>(values[i].size()));
+    }
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    begins.push_back(static_cast<int64_t>(bytes.size()));
+    lengths.push_back(is_null[i] ? 0 : static_cast<uint32_t>(values[i].size()));
+    if (!is_null[i]) bytes.insert(bytes.end(), values[i].begin(), values[i].end());
   }
 }
 

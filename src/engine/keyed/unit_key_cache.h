@@ -46,6 +46,9 @@ struct UnitKeys {
     lengths.clear();
     bytes.clear();
   }
+  // Appends n keys from a string column scan (DataFileReader::
+  // ScanStringColumn); a NULL (is_null[i] != 0) becomes an empty key.
+  void Append(const std::string_view* values, const uint8_t* is_null, int64_t n);
 };
 
 class UnitKeyCache {
@@ -67,6 +70,19 @@ class UnitKeyCache {
   };
   Stats stats() const;
 
+  // A buffer for keys to Put: an evicted entry's when one is spare (its memory
+  // already touched), else a new one. Cleared.
+  std::shared_ptr<UnitKeys> Buffer();
+  // Caches `keys` as unit `unit`'s (decoded elsewhere, e.g. while loading an
+  // index) unless the unit is cached or being decoded. Nothing is evicted:
+  // call Trim once the batch of Puts is done. REQUIRES: `keys` are exactly
+  // what the DecodeFn gives for `unit`.
+  void Put(int unit, std::shared_ptr<UnitKeys> keys);
+  // Evicts least recently used entries while their bytes exceed
+  // max(budget, `at_least`); later evictions keep that much too, until the
+  // next Trim (Trim(0): back to the budget).
+  void Trim(int64_t at_least);
+
  private:
   using Ready = std::shared_future<arrow::Result<std::shared_ptr<const UnitKeys>>>;
   struct Entry {
@@ -78,7 +94,8 @@ class UnitKeyCache {
     int64_t times_decoded = 0;
   };
 
-  // Evicts least recently used entries (never `keep`) while over budget. mu_ held.
+  // Evicts least recently used entries (never `keep`) while over max(budget,
+  // floor). mu_ held.
   void EvictLocked(int keep);
 
   const int64_t budget_;
@@ -89,6 +106,7 @@ class UnitKeyCache {
   std::list<int> lru_;                             // guarded by mu_; front = oldest
   std::vector<std::shared_ptr<UnitKeys>> spares_;  // guarded by mu_; evicted, unused
   int64_t cached_bytes_ = 0;                       // guarded by mu_
+  int64_t floor_ = 0;                              // guarded by mu_; see Trim
   Stats stats_;                                    // guarded by mu_
 };
 

@@ -1,0 +1,174 @@
+#include "engine/keyed/unit_settler.h"
+
+#include <algorithm>
+#include <string_view>
+#include <utility>
+
+#include "engine/keyed/data_file_reader.h"
+#include "engine/keyed/key_encoder.h"
+#include "engine/keyed/ordered_parallel.h"
+
+namespace thund::engine::keyed {
+namespace {
+
+// Keeps the keys of rows not found: rows [0, n) of `keys` (views into
+// `values`) with found[i] == 0.
+void KeepMissing(const std::string_view* values, const uint8_t* found, int64_t n,
+                 UnitKeys* missing) {
+  for (int64_t i = 0; i < n; ++i) {
+    if (found[i]) continue;
+    missing->begins.push_back(static_cast<int64_t>(missing->bytes.size()));
+    missing->lengths.push_back(static_cast<uint32_t>(values[i].size()));
+    missing->bytes.insert(missing->bytes.end(), values[i].begin(), values[i].end());
+  }
+}
+}  // namespace
+
+bool UnitSettler::Applies(const Source& source, const KeySpec& spec) {
+  if (!IsSingleVariableKey(spec) || spec.storage != KeyStorage::kBytes) return false;
+  if (source.units.empty()) return false;
+  for (size_t f = 0; f < source.files.size(); ++f) {
+    const auto& schema = source.file_schemas[f];
+    if (schema == nullptr || source.files[f].format != FileFormat::kParquet) return false;
+    const int field = FindColumn(*schema, spec.names[0]);
+    if (field < 0) return false;
+    const arrow::Type::type id = schema->field(field)->type()->id();
+    // The types the streaming write scans zero-copy (source_scan.cc).
+    if (id != arrow::Type::STRING && id != arrow::Type::BINARY) return false;
+  }
+  for (const SourceUnit& u : source.units) {
+    if (u.rows < 0) return false;
+  }
+  return true;
+}
+
+UnitSettler::UnitSettler(std::shared_ptr<arrow::fs::FileSystem> fs, const Source* source,
+                         KeySpec spec, int64_t threads, int64_t round_rows, int64_t step_rows)
+    : fs_(std::move(fs)),
+      source_(source),
+      spec_(std::move(spec)),
+      threads_(std::max<int64_t>(1, threads)),
+      round_rows_(std::max<int64_t>(1, round_rows)),
+      step_rows_(std::max<int64_t>(1, step_rows)),
+      settled_(source->units.size(), 0) {
+  for (const auto& schema : source_->file_schemas) {
+    key_fields_.push_back(FindColumn(*schema, spec_.names[0]));
+  }
+}
+
+RowKeyIndexRounds UnitSettler::Rounds() {
+  RowKeyIndexRounds rounds;
+  rounds.round_rows = round_rows_;
+  rounds.after_round = [this](const RowKeyIndex& index) { return AfterRound(index); };
+  return rounds;
+}
+
+arrow::Status UnitSettler::LookUp(const RowKeyIndex& index, const std::string_view* values,
+                                  int64_t n, Kept* kept, UnitKeys* missing) const {
+  const std::vector<uint8_t> no_nulls(static_cast<size_t>(n), 0);
+  EncodedKeys keys;
+  ARROW_RETURN_NOT_OK(EncodeViews(spec_, values, no_nulls.data(), n, &keys));
+  std::vector<uint8_t> found(static_cast<size_t>(n));
+  ARROW_RETURN_NOT_OK(index.Lookup(keys, found.data()));
+  const int64_t before = missing->rows();
+  KeepMissing(values, found.data(), n, missing);
+  kept->gained += n - (missing->rows() - before);
+  return arrow::Status::OK();
+}
+
+arrow::Status UnitSettler::FirstLookUp(const RowKeyIndex& index, Kept* kept) const {
+  const SourceUnit& u = source_->units[static_cast<size_t>(kept->unit)];
+  ARROW_ASSIGN_OR_RAISE(auto reader, DataFileReader::Open(fs_, source_->files[u.file]));
+  int64_t rows = 0;
+  // Looked up as the pages are scanned, while their keys are in the caches;
+  // only the keys not found are copied.
+  ARROW_RETURN_NOT_OK(reader->ScanStringColumn(
+      u.unit, key_fields_[u.file], kKeyScanRows,
+      [&](const std::string_view* values, const uint8_t* is_null, int64_t n) {
+        rows += n;
+        for (int64_t i = 0; i < n && !kept->has_null; ++i) kept->has_null = is_null[i] != 0;
+        if (kept->has_null) return arrow::Status::OK();  // left to the streaming write
+        return LookUp(index, values, n, kept, &kept->missing);
+      }));
+  if (rows != u.rows) {
+    return arrow::Status::IOError("source file '", source_->files[u.file].path, "' row group ",
+                                  u.unit, ": read ", rows, " keys, its footer says ", u.rows);
+  }
+  return arrow::Status::OK();
+}
+
+arrow::Status UnitSettler::LookUpAgain(const RowKeyIndex& index, Kept* kept) const {
+  UnitKeys still;
+  std::vector<std::string_view> views;
+  kept->gained = 0;
+  for (int64_t at = 0; at < kept->missing.rows(); at += kKeyScanRows) {
+    const int64_t n = std::min(kept->missing.rows() - at, kKeyScanRows);
+    views.resize(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) views[static_cast<size_t>(i)] = kept->missing.At(at + i);
+    ARROW_RETURN_NOT_OK(LookUp(index, views.data(), n, kept, &still));
+  }
+  kept->missing = std::move(still);
+  return arrow::Status::OK();
+}
+
+void UnitSettler::Settle(const Kept& kept) {
+  settled_[static_cast<size_t>(kept.unit)] = 1;
+  dropped_rows_ = 0;
+  ++settled_units_;
+  settled_rows_ += source_->units[static_cast<size_t>(kept.unit)].rows;
+}
+
+arrow::Result<bool> UnitSettler::AfterRound(const RowKeyIndex& index) {
+  if (done_) return false;
+  const int64_t units = static_cast<int64_t>(source_->units.size());
+  // The row groups kept from earlier rounds: settled, kept, or the end.
+  ARROW_RETURN_NOT_OK(ParallelFor(static_cast<int64_t>(kept_.size()), threads_,
+                                  [&](int64_t i) { return LookUpAgain(index, &kept_[i]); }));
+  std::vector<Kept> still;
+  for (Kept& k : kept_) {
+    if (k.missing.rows() == 0) {
+      Settle(k);
+    } else if (k.gained == 0 || ++k.rounds_kept >= kMaxRoundsKept) {
+      // A round brought it nothing (its missing keys are likely new), or its
+      // matches are spread over the target: left to the streaming write.
+      // After a step's worth of such rows with nothing settled in between,
+      // the orders are taken to differ.
+      dropped_rows_ += source_->units[static_cast<size_t>(k.unit)].rows;
+      done_ = done_ || dropped_rows_ >= step_rows_;
+    } else {
+      still.push_back(std::move(k));
+    }
+  }
+  kept_ = std::move(still);
+  // Row groups not read yet, a step at a time while none is kept, as far as
+  // the keys loaded so far could cover: reading further ahead would mostly
+  // keep keys whose match is not loaded yet, to look them up again.
+  while (!done_ && kept_.empty() && next_ < units && read_rows_ < index.size()) {
+    const int64_t want = std::min(step_rows_, index.size() - read_rows_);
+    int64_t end = next_, rows = 0;
+    while (end < units && (rows < want || end - next_ < threads_)) {
+      rows += source_->units[static_cast<size_t>(end++)].rows;
+    }
+    read_rows_ += rows;
+    std::vector<Kept> step(static_cast<size_t>(end - next_));
+    for (size_t i = 0; i < step.size(); ++i) step[i].unit = next_ + static_cast<int64_t>(i);
+    ARROW_RETURN_NOT_OK(ParallelFor(static_cast<int64_t>(step.size()), threads_,
+                                    [&](int64_t i) { return FirstLookUp(index, &step[i]); }));
+    for (Kept& k : step) {
+      if (k.has_null) continue;  // left to the streaming write
+      if (k.missing.rows() == 0) {
+        Settle(k);
+      } else {
+        kept_.push_back(std::move(k));
+      }
+    }
+    next_ = end;
+  }
+  if (done_ || (kept_.empty() && next_ == units)) {
+    done_ = true;
+    kept_.clear();
+  }
+  return !done_;
+}
+
+}  // namespace thund::engine::keyed

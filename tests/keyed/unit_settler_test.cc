@@ -1,0 +1,285 @@
+// UnitSettler: source row groups settled while the target's keys load. A row
+// group may be settled only when every one of its keys is in the target (the
+// oracle: DuckDB over the files), whatever the orders, the tags' collisions or
+// the row group boundaries; the copy around it must write exactly the rows an
+// anti-join gives, with or without settling.
+#include "engine/keyed/unit_settler.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "engine/keyed/data_file_reader.h"
+#include "engine/keyed/file_format.h"
+#include "keyed/keyed_test_util.h"
+
+namespace thund::engine::keyed {
+namespace {
+
+using testing::Copy;
+using testing::CopyRun;
+using testing::Options;
+using testing::Oracle;
+using testing::ReadTarget;
+using testing::ScratchDir;
+
+constexpr int kFiles = 4;
+constexpr int kFileRows = 6144;  // three row groups of 2048 rows each
+constexpr int64_t kRows = int64_t{kFiles} * kFileRows;
+
+class UnitSettlerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fs_ = std::make_shared<arrow::fs::LocalFileSystem>();
+    src_ = dir_ / "src";
+    dst_ = dir_ / "dst";
+    std::filesystem::create_directories(src_);
+    std::filesystem::create_directories(dst_);
+    // Keys share long prefixes (every 37th row the same host and path start).
+    for (int f = 0; f < kFiles; ++f) {
+      oracle_.Exec(
+          "COPY (SELECT 'https://h' || (i % 37) || '/p/' || i AS url, i AS id FROM range(" +
+          std::to_string(f * kFileRows) + ", " + std::to_string((f + 1) * kFileRows) +
+          ") t(i) ORDER BY i) TO '" + src_ + "/part-" + std::to_string(f) +
+          ".parquet' (FORMAT parquet, ROW_GROUP_SIZE 2048)");
+    }
+    auto source = OpenSource(fs_, "src", src_, std::nullopt, 2);
+    ASSERT_TRUE(source.ok()) << source.status().ToString();
+    source_ = std::move(source).ValueUnsafe();
+    ASSERT_GE(source_.units.size(), 8u) << "the test needs several row groups";
+  }
+
+  std::string SourceRows(const std::string& where = "true") {
+    return "SELECT * FROM read_parquet('" + src_ + "/*.parquet') WHERE " + where;
+  }
+  // Writes the source rows matching `where`, ordered by `order`, into the
+  // target as `files` files (row groups of 4096 rows: not the source's).
+  void WriteTarget(const std::string& where, const std::string& order = "id", int files = 3) {
+    const int64_t n = oracle_.Int("SELECT count(*) FROM (" + SourceRows(where) + ")");
+    for (int f = 0; f < files; ++f) {
+      oracle_.Exec("COPY (SELECT url, id FROM (SELECT *, row_number() OVER (ORDER BY " + order +
+                   ") - 1 AS k FROM (" + SourceRows(where) + ")) WHERE k * " +
+                   std::to_string(files) + " // " + std::to_string(std::max<int64_t>(n, 1)) +
+                   " = " + std::to_string(f) + " ORDER BY k) TO '" + dst_ + "/t-" +
+                   std::to_string(f) + ".parquet' (FORMAT parquet, ROW_GROUP_SIZE 4096)");
+    }
+  }
+
+  // The oracle: the source row groups whose every key is in the target.
+  std::set<int64_t> FullyWritten() {
+    std::set<int64_t> out;
+    int64_t in_file = 0;
+    for (size_t u = 0; u < source_.units.size(); ++u) {
+      const SourceUnit& unit = source_.units[u];
+      if (u > 0 && source_.units[u - 1].file != unit.file) in_file = 0;
+      const std::string rows =
+          "SELECT url FROM read_parquet('" + source_.files[unit.file].path +
+          "', file_row_number = true) WHERE file_row_number >= " + std::to_string(in_file) +
+          " AND file_row_number < " + std::to_string(in_file + unit.rows);
+      const int64_t missing = oracle_.Int("SELECT count(*) FROM (" + rows +
+                                          ") s WHERE s.url IS NULL OR s.url NOT IN (SELECT url "
+                                          "FROM read_parquet('" +
+                                          dst_ + "/*.parquet') WHERE url IS NOT NULL)");
+      if (missing == 0) out.insert(static_cast<int64_t>(u));
+      in_file += unit.rows;
+    }
+    return out;
+  }
+
+  // Loads the target into a RowKeyIndex in rounds of `round_rows` with a
+  // settler; returns the settled row groups.
+  std::set<int64_t> SettleDirectly(const RowKeyIndex::Tuning& tuning, int64_t round_rows,
+                                   int64_t step_rows, UnitKeyCache::Stats* cache = nullptr) {
+    auto spec = KeySpec::Make(*source_.schema, {"url"}, KeyMatch::kExact, "test");
+    EXPECT_TRUE(spec.ok()) << spec.status().ToString();
+    EXPECT_TRUE(UnitSettler::Applies(source_, *spec));
+    UnitSettler settler(fs_, &source_, *spec, 2, round_rows, step_rows);
+    RowKeyIndexRounds rounds = settler.Rounds();
+    auto files = ListTargetFiles(*fs_, dst_);
+    EXPECT_TRUE(files.ok());
+    std::vector<std::unique_ptr<DataFileReader>> readers;
+    std::vector<int> fields;
+    for (const auto& f : *files) {
+      auto r = DataFileReader::Open(fs_, f);
+      EXPECT_TRUE(r.ok());
+      fields.push_back((*r)->schema()->GetFieldIndex("url"));
+      readers.push_back(std::move(r).ValueUnsafe());
+    }
+    RowKeyIndex::BuildStats stats;
+    auto index = RowKeyIndex::Build(fs_, *spec, *files, fields, std::move(readers), 2, 2, &stats,
+                                    tuning, &rounds);
+    EXPECT_TRUE(index.ok()) << index.status().ToString();
+    std::set<int64_t> out;
+    if (!index.ok()) return out;
+    if (cache != nullptr) *cache = (*index)->cache_stats();
+    int64_t rows = 0;
+    for (size_t u = 0; u < source_.units.size(); ++u) {
+      if (settler.settled(static_cast<int64_t>(u))) {
+        out.insert(static_cast<int64_t>(u));
+        rows += source_.units[u].rows;
+      }
+    }
+    EXPECT_EQ(settler.settled_units(), static_cast<int64_t>(out.size()));
+    const std::set<int64_t> written = FullyWritten();
+    for (int64_t u : out) EXPECT_TRUE(written.count(u)) << "row group " << u << " has a new key";
+    EXPECT_EQ(settler.settled_rows(), rows);
+    return out;
+  }
+
+  // Copies with settling in small rounds, then checks the target against the
+  // oracle (all source rows, each once) and the counts; returns the result.
+  KeyedCopyResult CopyAndCheck(int64_t round_rows, int64_t step_rows) {
+    const int64_t before =
+        oracle_.Int("SELECT count(*) FROM read_parquet('" + dst_ + "/*.parquet')");
+    auto o = Options(src_, dst_, {"url"});
+    o.tuning.settle_round_rows = round_rows;
+    o.tuning.settle_step_rows = step_rows;
+    CopyRun run = Copy(o);
+    EXPECT_TRUE(run.result.ok()) << run.result.status().ToString();
+    if (!run.result.ok()) return {};
+    EXPECT_EQ(run.result->counts.rows_read, kRows);
+    EXPECT_EQ(run.result->counts.rows_skipped_existing, before);
+    EXPECT_EQ(run.result->counts.rows_written, kRows - before);
+    EXPECT_EQ(oracle_.Diff("SELECT url, id FROM (" + SourceRows() + ")",
+                           "SELECT url, id FROM (" + ReadTarget(dst_) + ")"),
+              "");
+    EXPECT_EQ(run.HasEvent(KeyedEvent::Kind::kSettled), run.result->units_settled > 0)
+        << run.EventsText();
+    return *run.result;
+  }
+
+  ScratchDir dir_;
+  Oracle oracle_;
+  std::shared_ptr<arrow::fs::FileSystem> fs_;
+  std::string src_, dst_;
+  Source source_;
+};
+
+TEST_F(UnitSettlerTest, ATargetInTheSourceOrderSettlesEveryRowGroupWithoutDecodingItAgain) {
+  WriteTarget("true");
+  UnitKeyCache::Stats cache;
+  EXPECT_EQ(SettleDirectly({}, 3000, 2500, &cache).size(), source_.units.size());
+  EXPECT_EQ(cache.decodes, 0) << "matches are confirmed against the rounds kept in memory";
+  const KeyedCopyResult r = CopyAndCheck(3000, 2500);
+  EXPECT_EQ(r.units_settled, static_cast<int64_t>(source_.units.size()));
+  EXPECT_EQ(r.files_written, 0);
+}
+
+TEST_F(UnitSettlerTest, AnInterruptedRunSettlesExactlyTheRowGroupsItFinished) {
+  // Not on a row group boundary: the row group it stopped in is not settled.
+  WriteTarget("id < " + std::to_string(kRows / 2 + 777));
+  const std::set<int64_t> expected = FullyWritten();
+  ASSERT_FALSE(expected.empty());
+  ASSERT_LT(expected.size(), source_.units.size());
+  EXPECT_EQ(SettleDirectly({}, 3000, 2500), expected);
+  EXPECT_EQ(CopyAndCheck(3000, 2500).units_settled, static_cast<int64_t>(expected.size()));
+}
+
+TEST_F(UnitSettlerTest, ANewKeyInsideARowGroupLeavesOnlyThatRowGroupToTheWrite) {
+  WriteTarget("id <> 3000");  // row group 1 of file 0
+  const std::set<int64_t> expected = FullyWritten();
+  ASSERT_EQ(expected.size(), source_.units.size() - 1);
+  EXPECT_EQ(SettleDirectly({}, 3000, 2500), expected);
+  const KeyedCopyResult r = CopyAndCheck(3000, 2500);
+  EXPECT_EQ(r.units_settled, static_cast<int64_t>(expected.size()));
+  EXPECT_EQ(r.counts.rows_written, 1);
+}
+
+TEST_F(UnitSettlerTest, CollidingTagsNeverSettleARowGroupWithANewKey) {
+  // One tag bit: nearly every key has candidates that are other keys.
+  WriteTarget("id % 1000 <> 999");
+  RowKeyIndex::Tuning tuning;
+  tuning.tag_bits = 1;
+  const std::set<int64_t> expected = FullyWritten();
+  EXPECT_EQ(SettleDirectly(tuning, 3000, 2500), expected);
+  EXPECT_TRUE(expected.empty());
+}
+
+TEST_F(UnitSettlerTest, OtherOrdersStopSettlingAndStillWriteExactly) {
+  for (const std::string order : {"id DESC", "hash(id)"}) {
+    SCOPED_TRACE(order);
+    std::filesystem::remove_all(dst_);
+    std::filesystem::create_directories(dst_);
+    WriteTarget("true", order, /*files=*/8);
+    // In a reversed or shuffled target the first row groups' matches are not
+    // in the first rounds: settling stops early. Exactness is what matters.
+    const std::set<int64_t> settled = SettleDirectly({}, 3000, 2500);
+    EXPECT_LT(settled.size(), source_.units.size());
+    CopyAndCheck(3000, 2500);
+  }
+}
+
+TEST_F(UnitSettlerTest, EveryOtherRowWrittenSettlesNothing) {
+  WriteTarget("id % 2 = 0");
+  EXPECT_TRUE(SettleDirectly({}, 3000, 2500).empty());
+  EXPECT_EQ(CopyAndCheck(3000, 2500).units_settled, 0);
+}
+
+TEST_F(UnitSettlerTest, OneRoundOrManyGiveTheSameRows) {
+  WriteTarget("id < " + std::to_string(kRows / 3) + " OR id % 5 = 0");
+  const std::set<int64_t> expected = FullyWritten();
+  EXPECT_EQ(SettleDirectly({}, int64_t{1} << 40, int64_t{1} << 40), expected);
+  EXPECT_EQ(SettleDirectly({}, 1, 1), expected);
+  CopyAndCheck(1, 1);
+}
+
+TEST_F(UnitSettlerTest, ARowGroupWithANullKeyIsLeftToTheWriteAndItsNullKeyRule) {
+  // Replace the source: row 5000 (row group 2 of file 0) has a NULL key.
+  std::filesystem::remove_all(src_);
+  std::filesystem::create_directories(src_);
+  for (int f = 0; f < kFiles; ++f) {
+    oracle_.Exec(
+        "COPY (SELECT CASE WHEN i = 5000 THEN NULL ELSE 'https://h' || (i % 37) || '/p/' || i "
+        "END AS url, i AS id FROM range(" +
+        std::to_string(f * kFileRows) + ", " + std::to_string((f + 1) * kFileRows) +
+        ") t(i) ORDER BY i) TO '" + src_ + "/part-" + std::to_string(f) +
+        ".parquet' (FORMAT parquet, ROW_GROUP_SIZE 2048)");
+  }
+  WriteTarget("url IS NOT NULL");
+  auto source = OpenSource(fs_, "src", src_, std::nullopt, 2);
+  ASSERT_TRUE(source.ok());
+  source_ = std::move(source).ValueUnsafe();
+  const std::set<int64_t> settled = SettleDirectly({}, 3000, 2500);
+  EXPECT_EQ(settled, FullyWritten());
+  EXPECT_EQ(settled.size(), source_.units.size() - 1);
+
+  auto o = Options(src_, dst_, {"url"});
+  o.tuning.settle_round_rows = 3000;
+  o.tuning.settle_step_rows = 2500;
+  CopyRun failed = Copy(o);  // null_keys=error (the default) still sees it
+  ASSERT_FALSE(failed.result.ok());
+  EXPECT_NE(failed.result.status().message().find("NULL"), std::string::npos)
+      << failed.result.status().ToString();
+  o.keyed.null_keys = NullKeys::kDrop;
+  CopyRun dropped = Copy(o);
+  ASSERT_TRUE(dropped.result.ok()) << dropped.result.status().ToString();
+  EXPECT_EQ(dropped.result->counts.rows_null_key, 1);
+  EXPECT_EQ(dropped.result->counts.rows_skipped_existing, kRows - 1);
+  EXPECT_EQ(dropped.result->counts.rows_written, 0);
+  EXPECT_EQ(dropped.result->units_settled, static_cast<int64_t>(source_.units.size()) - 1);
+}
+
+TEST_F(UnitSettlerTest, SettlingOnOrOffWritesTheSameRows) {
+  WriteTarget("id < 9000 OR id % 3 = 0");
+  auto o = Options(src_, dst_, {"url"});
+  o.tuning.settle = false;
+  CopyRun off = Copy(o);
+  ASSERT_TRUE(off.result.ok()) << off.result.status().ToString();
+  EXPECT_EQ(off.result->units_settled, 0);
+  EXPECT_FALSE(off.HasEvent(KeyedEvent::Kind::kSettled));
+  // The rerun (everything written now) settles what the first run wrote too.
+  o.tuning.settle = true;
+  o.tuning.settle_round_rows = 3000;
+  o.tuning.settle_step_rows = 2500;
+  CopyRun on = Copy(o);
+  ASSERT_TRUE(on.result.ok()) << on.result.status().ToString();
+  EXPECT_EQ(on.result->counts.rows_written, 0);
+  EXPECT_EQ(on.result->counts.rows_skipped_existing, kRows);
+  EXPECT_GT(on.result->units_settled, 0);
+  EXPECT_EQ(oracle_.Diff("SELECT url, id FROM (" + SourceRows() + ")",
+                         "SELECT url, id FROM (" + ReadTarget(dst_) + ")"),
+            "");
+}
+
+}  // namespace
+}  // namespace thund::engine::keyed
