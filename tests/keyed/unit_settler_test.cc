@@ -53,15 +53,18 @@ class UnitSettlerTest : public ::testing::Test {
     return "SELECT * FROM read_parquet('" + src_ + "/*.parquet') WHERE " + where;
   }
   // Writes the source rows matching `where`, ordered by `order`, into the
-  // target as `files` files (row groups of 4096 rows: not the source's).
-  void WriteTarget(const std::string& where, const std::string& order = "id", int files = 3) {
+  // target as `files` files (row groups of 4096 rows by default: not the
+  // source's).
+  void WriteTarget(const std::string& where, const std::string& order = "id", int files = 3,
+                   int row_group_rows = 4096) {
     const int64_t n = oracle_.Int("SELECT count(*) FROM (" + SourceRows(where) + ")");
     for (int f = 0; f < files; ++f) {
       oracle_.Exec("COPY (SELECT url, id FROM (SELECT *, row_number() OVER (ORDER BY " + order +
                    ") - 1 AS k FROM (" + SourceRows(where) + ")) WHERE k * " +
                    std::to_string(files) + " // " + std::to_string(std::max<int64_t>(n, 1)) +
                    " = " + std::to_string(f) + " ORDER BY k) TO '" + dst_ + "/t-" +
-                   std::to_string(f) + ".parquet' (FORMAT parquet, ROW_GROUP_SIZE 4096)");
+                   std::to_string(f) + ".parquet' (FORMAT parquet, ROW_GROUP_SIZE " +
+                   std::to_string(row_group_rows) + ")");
     }
   }
 
@@ -111,6 +114,9 @@ class UnitSettlerTest : public ::testing::Test {
     EXPECT_TRUE(index.ok()) << index.status().ToString();
     std::set<int64_t> out;
     if (!index.ok()) return out;
+    EXPECT_EQ(stats.rows,
+              oracle_.Int("SELECT count(*) FROM read_parquet('" + dst_ + "/*.parquet')"));
+    EXPECT_EQ((*index)->size(), stats.rows - stats.null_rows);
     if (cache != nullptr) *cache = (*index)->cache_stats();
     int64_t rows = 0;
     for (size_t u = 0; u < source_.units.size(); ++u) {
@@ -163,6 +169,16 @@ TEST_F(UnitSettlerTest, ATargetInTheSourceOrderSettlesEveryRowGroupWithoutDecodi
   const KeyedCopyResult r = CopyAndCheck(3000, 2500);
   EXPECT_EQ(r.units_settled, static_cast<int64_t>(source_.units.size()));
   EXPECT_EQ(r.files_written, 0);
+}
+
+TEST_F(UnitSettlerTest, ABigTargetFileIsLoadedInRoundsOfItsRowGroups) {
+  // One file of 12 row groups, rounds of two: each round's row groups are
+  // split between the threads, each with a reader of its own.
+  WriteTarget("true", "id", /*files=*/1, /*row_group_rows=*/2048);
+  UnitKeyCache::Stats cache;
+  EXPECT_EQ(SettleDirectly({}, 3000, 2500, &cache).size(), source_.units.size());
+  EXPECT_EQ(cache.decodes, 0);
+  CopyAndCheck(3000, 2500);
 }
 
 TEST_F(UnitSettlerTest, AnInterruptedRunSettlesExactlyTheRowGroupsItFinished) {

@@ -175,11 +175,9 @@ arrow::Result<std::unique_ptr<RowKeyIndex>> RowKeyIndex::Build(
     const RowKeyIndexRounds* rounds) {
   std::vector<Unit> units;
   std::vector<size_t> first_unit(readers.size());
-  std::vector<int64_t> file_rows(readers.size());
   int64_t rows = 0;
   for (size_t f = 0; f < readers.size(); ++f) {
     first_unit[f] = units.size();
-    file_rows[f] = readers[f]->num_rows();
     for (int u = 0; u < readers[f]->num_units(); ++u) {
       units.push_back(Unit{static_cast<int>(f), u, rows, readers[f]->unit_rows(u)});
       rows += readers[f]->unit_rows(u);
@@ -190,11 +188,14 @@ arrow::Result<std::unique_ptr<RowKeyIndex>> RowKeyIndex::Build(
   ARROW_RETURN_NOT_OK(index->AddTable(rows, threads));
   std::atomic<int64_t> read{0}, nulls{0}, kept_bytes{0};
   // Loads file f; with `keep`, its row groups' keys also go into the cache.
-  auto load_file = [&](int64_t f, bool keep) -> arrow::Status {
-    DataFileReader& reader = *readers[f];
+  // Loads row groups [begin, end) of file f, with `reader` (opened on that
+  // file, used by this thread alone); with `keep`, their keys also go into
+  // the cache.
+  auto load = [&](int64_t f, int begin, int end, DataFileReader& reader,
+                  bool keep) -> arrow::Status {
     EncodedKeys keys;
     std::vector<std::vector<uint32_t>> by_shard(static_cast<size_t>(index->buckets_));
-    for (int u = 0; u < reader.num_units(); ++u) {
+    for (int u = begin; u < end; ++u) {
       const int unit_number = static_cast<int>(first_unit[f]) + u;
       const Unit& unit = index->units_[unit_number];
       std::shared_ptr<UnitKeys> unit_keys;
@@ -225,30 +226,64 @@ arrow::Result<std::unique_ptr<RowKeyIndex>> RowKeyIndex::Build(
         index->cache_->Put(unit_number, std::move(unit_keys));
       }
     }
-    readers[f].reset();  // free the footer and buffers early
     return arrow::Status::OK();
   };
-  const int64_t n_files = static_cast<int64_t>(readers.size());
+  // A piece of work: row groups [begin, end) of a file.
+  struct Piece {
+    int64_t file;
+    int begin, end;
+  };
+  const int64_t n_units = static_cast<int64_t>(index->units_.size());
   bool keep = rounds != nullptr && rounds->after_round != nullptr;
-  for (int64_t next = 0; next < n_files;) {
-    int64_t end = n_files;
-    if (keep) {  // a round: about round_rows rows, at least a file per thread
+  for (int64_t next = 0; next < n_units;) {
+    int64_t end = n_units;
+    if (keep) {  // a round: about round_rows rows (whole row groups)
       int64_t round_rows = 0;
-      for (end = next; end < n_files && (round_rows < rounds->round_rows || end - next < threads);
-           ++end) {
-        round_rows += file_rows[end];
+      for (end = next; end < n_units && (end == next || round_rows < rounds->round_rows); ++end) {
+        round_rows += index->units_[end].rows;
       }
     }
+    // The round's row groups by file, halved while there are fewer pieces
+    // than threads (a file's row groups are read by one thread at a time).
+    std::vector<Piece> pieces;
+    for (int64_t u = next; u < end; ++u) {
+      const Unit& unit = index->units_[u];
+      if (pieces.empty() || pieces.back().file != unit.file) {
+        pieces.push_back(Piece{unit.file, unit.row_group, unit.row_group});
+      }
+      pieces.back().end = unit.row_group + 1;
+    }
+    while (static_cast<int64_t>(pieces.size()) < threads) {
+      auto widest = std::max_element(
+          pieces.begin(), pieces.end(),
+          [](const Piece& a, const Piece& b) { return a.end - a.begin < b.end - b.begin; });
+      if (widest->end - widest->begin < 2) break;
+      const Piece second{widest->file, widest->begin + (widest->end - widest->begin) / 2,
+                         widest->end};
+      widest->end = second.begin;
+      pieces.insert(widest + 1, second);
+    }
     kept_bytes = 0;
-    ARROW_RETURN_NOT_OK(
-        ParallelFor(end - next, threads, [&](int64_t i) { return load_file(next + i, keep); }));
+    ARROW_RETURN_NOT_OK(ParallelFor(static_cast<int64_t>(pieces.size()), threads, [&](int64_t i) {
+      const Piece& piece = pieces[static_cast<size_t>(i)];
+      const bool whole = piece.begin == 0 && piece.end == readers[piece.file]->num_units();
+      if (whole) {  // the reader opened for it, released once done
+        ARROW_RETURN_NOT_OK(load(piece.file, piece.begin, piece.end, *readers[piece.file], keep));
+        readers[piece.file].reset();
+        return arrow::Status::OK();
+      }
+      // Part of a file: a reader of its own (readers are one per thread).
+      ARROW_ASSIGN_OR_RAISE(auto reader,
+                            DataFileReader::Open(index->fs_, index->files_[piece.file]));
+      return load(piece.file, piece.begin, piece.end, *reader, keep);
+    }));
     index->size_ = read.load() - nulls.load();
     index->tables_.back()->size = index->size_;
     next = end;
     if (!keep) continue;
     index->cache_->Trim(kept_bytes.load());  // this round's keys stay
     ARROW_ASSIGN_OR_RAISE(keep, rounds->after_round(*index));
-    if (!keep || next == n_files) index->cache_->Trim(0);
+    if (!keep || next == n_units) index->cache_->Trim(0);
   }
   stats->rows = read.load();
   stats->null_rows = nulls.load();
