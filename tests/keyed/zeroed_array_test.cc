@@ -65,6 +65,34 @@ void ExpectUsable(void* p, size_t bytes, size_t alignment) {
   EXPECT_EQ(bytes_p[bytes - 1], 0xAB);
 }
 
+TEST(HugePrefixBytesTest, HalfOfWhatIsFreeInWholeHugePagesAndNothingWhenTooLittle) {
+  const size_t gib = 1024 * kMiB;
+  // Plenty free: the whole block.
+  EXPECT_EQ(HugePrefixBytes(gib, 8 * static_cast<int64_t>(gib), 0), gib);
+  // Half of what is free, rounded down to whole 2 MiB pages.
+  EXPECT_EQ(HugePrefixBytes(gib, static_cast<int64_t>(gib + 5 * kMiB), 0), 512 * kMiB + 2 * kMiB);
+  // What other blocks are claiming right now is not counted as free.
+  EXPECT_EQ(HugePrefixBytes(gib, static_cast<int64_t>(gib), static_cast<int64_t>(gib / 2)),
+            256 * kMiB);
+  // Under 1/8 of the block, or claims above what is free: small pages only.
+  EXPECT_EQ(HugePrefixBytes(gib, static_cast<int64_t>(gib / 8), 0), 0u);
+  EXPECT_EQ(HugePrefixBytes(gib, static_cast<int64_t>(gib), 2 * static_cast<int64_t>(gib)), 0u);
+  EXPECT_EQ(HugePrefixBytes(gib, 0, 0), 0u);
+  EXPECT_EQ(HugePrefixBytes(3 * kMiB, static_cast<int64_t>(3 * kMiB), 0), 0u);  // < one page
+}
+
+TEST(AllocateZeroedTest, ABlockPartlyOnHugePagesIsZeroedAlignedAndWritable) {
+  for (size_t bytes : {8 * kMiB, 10 * kMiB + 4096 + 64}) {
+    for (size_t huge : {2 * kMiB, 4 * kMiB, 8 * kMiB}) {
+      SCOPED_TRACE(testing::Message() << bytes << " bytes, " << huge << " on huge pages");
+      void* p = MapHugePrefix(bytes, huge);
+      ASSERT_NE(p, nullptr);
+      ExpectUsable(p, bytes, 2 * kMiB);
+      FreeZeroed(p, bytes);
+    }
+  }
+}
+
 TEST(AllocateZeroedTest, BigBlocksOnEveryPageSizeAreZeroedAlignedAndWritable) {
   // A whole number of huge pages, and one that ends part way into one.
   for (size_t bytes : {4 * kMiB, 6 * kMiB + 4096 + 64}) {

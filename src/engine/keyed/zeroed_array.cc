@@ -3,11 +3,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <new>
 #include <sstream>
 #include <string>
@@ -41,8 +43,21 @@ bool HugePagesEnabled() {
   return enabled;
 }
 
-// Maps `bytes` at a 2 MiB boundary, asks for huge pages and faults them in.
-void* MapHuge(size_t bytes) {
+// Huge-page bytes being faulted in by AllocateZeroed calls right now, so that
+// blocks allocated at once (a table's shards) share what is free; the mutex
+// makes reading buddyinfo and claiming one step.
+std::mutex g_claim_mu;
+int64_t g_claimed_huge = 0;  // guarded by g_claim_mu
+
+void* MapSmall(size_t bytes) {
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+                 -1, 0);
+  return p == MAP_FAILED ? nullptr : p;
+}
+
+}  // namespace
+
+void* MapHugePrefix(size_t bytes, size_t huge_bytes) {
   const size_t span = bytes + kHugePage;
   void* q = mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (q == MAP_FAILED) return nullptr;
@@ -55,7 +70,8 @@ void* MapHuge(size_t bytes) {
   const uintptr_t end = (aligned + bytes + page - 1) & ~(page - 1);
   if (start + span > end) munmap(reinterpret_cast<void*>(end), start + span - end);
   void* p = reinterpret_cast<void*>(aligned);
-  madvise(p, bytes, MADV_HUGEPAGE);  // a refusal leaves small pages: still correct
+  // A refusal leaves small pages: still correct.
+  if (huge_bytes > 0) madvise(p, std::min(huge_bytes, bytes), MADV_HUGEPAGE);
   // Written (not merely read) up front, as MAP_POPULATE does for small pages.
   if (madvise(p, bytes, MADV_POPULATE_WRITE) != 0) {
     if (errno != EINVAL) {  // out of memory: say so now, not at a later fault
@@ -67,13 +83,12 @@ void* MapHuge(size_t bytes) {
   return p;
 }
 
-void* MapSmall(size_t bytes) {
-  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
-                 -1, 0);
-  return p == MAP_FAILED ? nullptr : p;
+size_t HugePrefixBytes(size_t bytes, int64_t free_huge, int64_t claimed) {
+  const int64_t left = std::max<int64_t>(0, free_huge - claimed);
+  size_t prefix = std::min(bytes, static_cast<size_t>(left / 2));
+  prefix &= ~(kHugePage - 1);
+  return prefix >= bytes / 8 && prefix > 0 ? prefix : 0;
 }
-
-}  // namespace
 
 int64_t FreeHugePageBytes(std::string_view buddyinfo) {
   // Lines: "Node 0, zone   Normal  n0 n1 ... n10": n_k free blocks of 2^k pages.
@@ -109,15 +124,23 @@ void* AllocateZeroed(size_t bytes, PageSize pages) {
     // replaces it and flushes every CPU's TLB: on the 2-vCPU benchmark VM
     // those IPIs were ~17% of a run's samples.)
     //
-    // kHugeIfFree: huge pages only when the kernel has enough free 2 MiB
+    // kHugeIfFree: huge pages only as far as the kernel has free 2 MiB
     // blocks to hand out without compacting memory (which costs 1.2 to 2.4 s
-    // per GiB on the benchmark VM).
-    bool huge = pages == PageSize::kHuge;
+    // per GiB on the benchmark VM); the rest of the block on small pages.
+    size_t huge = pages == PageSize::kHuge ? bytes : 0;
+    int64_t claimed = 0;
     if (pages == PageSize::kHugeIfFree && HugePagesEnabled()) {
-      const int64_t free_bytes = FreeHugePageBytes(ReadSmallFile("/proc/buddyinfo"));
-      huge = free_bytes >= 2 * static_cast<int64_t>(bytes);  // leave others plenty
+      std::lock_guard<std::mutex> lock(g_claim_mu);
+      huge = HugePrefixBytes(bytes, FreeHugePageBytes(ReadSmallFile("/proc/buddyinfo")),
+                             g_claimed_huge);
+      claimed = static_cast<int64_t>(huge);
+      g_claimed_huge += claimed;
     }
-    p = huge ? MapHuge(bytes) : MapSmall(bytes);
+    p = huge == 0 ? MapSmall(bytes) : MapHugePrefix(bytes, huge);
+    if (claimed > 0) {
+      std::lock_guard<std::mutex> lock(g_claim_mu);
+      g_claimed_huge -= claimed;
+    }
   }
   if (p == nullptr) throw std::bad_alloc();  // like std::vector: out of memory is fatal
   return p;

@@ -17,7 +17,7 @@ namespace thund::engine::keyed {
 // Which pages a block of 2 MiB or more is mapped with.
 enum class PageSize {
   kSmall,       // 4 KiB
-  kHugeIfFree,  // huge when /proc/buddyinfo shows enough free 2 MiB blocks, else small
+  kHugeIfFree,  // huge as far as /proc/buddyinfo shows free 2 MiB blocks (HugePrefixBytes)
   kHuge,        // asks for transparent huge pages (the kernel may still refuse)
 };
 
@@ -29,6 +29,19 @@ void FreeZeroed(void* p, size_t bytes);
 // Bytes in free blocks of 2 MiB or more, from the text of /proc/buddyinfo
 // (4 KiB pages): what huge pages can come from without compacting memory.
 int64_t FreeHugePageBytes(std::string_view buddyinfo);
+
+// kHugeIfFree: how many leading bytes of a `bytes` block to ask huge pages
+// for, when `free_huge` bytes are free in 2 MiB blocks and other blocks of
+// this process are taking `claimed` of them right now: at most half of what
+// is left (so the kernel never compacts memory for it), in whole huge pages,
+// and nothing when that is under 1/8 of the block (not worth a split).
+size_t HugePrefixBytes(size_t bytes, int64_t free_huge, int64_t claimed);
+
+// A block of `bytes` whose first `huge_bytes` (a multiple of 2 MiB, at most
+// `bytes`) are asked for on huge pages and the rest on small ones; zeroed,
+// 2 MiB aligned. Free with FreeZeroed. Null when out of memory. (What
+// AllocateZeroed uses; exposed for tests.)
+void* MapHugePrefix(size_t bytes, size_t huge_bytes);
 
 template <typename T>
 class ZeroedArray {
