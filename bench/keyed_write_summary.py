@@ -2,26 +2,26 @@
 bench/README.md: per (rows, files, scenario) the median wall time and peak RSS of
 each engine, and thund's speed-up over the DuckDB anti-join: the median of the
 per-repetition ratios (the engines alternate, so a repetition's two runs saw
-about the same machine load). --since TIME_UTC keeps the runs from then on."""
+about the same machine load). --since / --until TIME_UTC and --rows N select runs."""
+import argparse
 import csv
 import statistics
-import sys
 from collections import defaultdict
 
-# Usage: keyed_write_summary.py [CSV] [--since TIME_UTC]  (rows measured at or
-# after TIME_UTC only, e.g. the runs of the current code)
-args = [a for a in sys.argv[1:] if not a.startswith("--since")]
-since = ""
-for i, a in enumerate(sys.argv):
-    if a == "--since" and i + 1 < len(sys.argv):
-        since = sys.argv[i + 1]
-        args.remove(since)
-path = args[0] if args else "bench/results/keyed_write.csv"
+parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser.add_argument("csv", nargs="?", default="bench/results/keyed_write.csv")
+parser.add_argument("--since", default="", help="keep runs at or after this UTC time")
+parser.add_argument("--until", default="~", help="keep runs before this UTC time")
+parser.add_argument("--rows", type=int, action="append",
+                    help="keep runs of this many rows (repeatable)")
+options = parser.parse_args()
 runs = defaultdict(list)
-for row in csv.DictReader(open(path)):
+for row in csv.DictReader(open(options.csv)):
     if row["rows_written"] == "-1":
         continue  # failed or not run: listed in the CSV's note column
-    if row["time_utc"] < since:
+    if not options.since <= row["time_utc"] < options.until:
+        continue
+    if options.rows and int(row["rows"]) not in options.rows:
         continue
     runs[(int(row["rows"]), int(row["files"]), row["scenario"], row["engine"])].append(row)
 

@@ -74,14 +74,15 @@ struct RowKeyIndexTuning {
 class RowKeyIndex;
 
 // Loading an index in rounds (RowKeyIndex::Build), so that lookups can start
-// while the keys of the last files loaded are still in memory: the files are
-// read a round of whole files at a time (about `round_rows` rows, at least
-// one file per thread). While `after_round` returns true, each round's key
-// columns are put into the cache of decoded row groups, and after each round
-// `after_round` sees the index of every key loaded so far (Lookup allowed; its
-// answers are exact for those keys, and matches in the last round are
-// confirmed without reading a file again). When it returns false, the other
-// files are loaded in one go and nothing more is kept.
+// while the keys of the last row groups loaded are still in memory: the row
+// groups are read about `round_rows` rows at a time (whole row groups, split
+// between the threads; a thread reading part of a file opens its own reader).
+// While `after_round` returns true, each round's key columns are put into the
+// cache of decoded row groups, and after each round `after_round` sees the
+// index of every key loaded so far (Lookup allowed; its answers are exact for
+// those keys, and matches in the last round are confirmed without reading a
+// file again). When it returns false, the other row groups are loaded in one
+// go and nothing more is kept.
 struct RowKeyIndexRounds {
   int64_t round_rows = int64_t{1} << 20;
   std::function<arrow::Result<bool>(const RowKeyIndex&)> after_round;
