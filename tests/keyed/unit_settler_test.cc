@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <set>
 
 #include "engine/keyed/data_file_reader.h"
@@ -273,6 +274,30 @@ TEST_F(UnitSettlerTest, ARowGroupWithANullKeyIsLeftToTheWriteAndItsNullKeyRule) 
   EXPECT_EQ(dropped.result->counts.rows_skipped_existing, kRows - 1);
   EXPECT_EQ(dropped.result->counts.rows_written, 0);
   EXPECT_EQ(dropped.result->units_settled, static_cast<int64_t>(source_.units.size()) - 1);
+}
+
+TEST_F(UnitSettlerTest, ACorruptSourceRowGroupFailsTheRunNamingTheSourceNotTheTarget) {
+  WriteTarget("true");
+  // Garbage over the first page of row group 1's key column in file 1: the
+  // footer still reads, the page does not.
+  const std::string file = source_.files[1].path;
+  const int64_t page = oracle_.Int("SELECT data_page_offset FROM parquet_metadata('" + file +
+                                   "') WHERE row_group_id = 1 AND path_in_schema = 'url'");
+  ASSERT_GT(page, 0);
+  {
+    std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(page);
+    const std::string garbage(64, '\xee');
+    f.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+  }
+  auto o = Options(src_, dst_, {"url"});
+  o.tuning.settle_round_rows = 3000;
+  o.tuning.settle_step_rows = 2500;
+  CopyRun run = Copy(o);
+  ASSERT_FALSE(run.result.ok());
+  const std::string message = run.result.status().message();
+  EXPECT_NE(message.find(file), std::string::npos) << message;
+  EXPECT_EQ(message.find("target"), std::string::npos) << message;
 }
 
 TEST_F(UnitSettlerTest, SettlingOnOrOffWritesTheSameRows) {

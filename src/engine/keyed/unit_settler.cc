@@ -122,10 +122,15 @@ arrow::Result<bool> UnitSettler::AfterRound(const RowKeyIndex& index) {
   if (done_) return false;
   const int64_t units = static_cast<int64_t>(source_->units.size());
   // The row groups kept from earlier rounds: settled, kept, or the end.
-  ARROW_RETURN_NOT_OK(ParallelFor(static_cast<int64_t>(kept_.size()), threads_,
-                                  [&](int64_t i) { return LookUpAgain(index, &kept_[i]); }));
+  // A failure leaves the row group to the streaming write, which fails the
+  // run on it with its own message (naming the source, not the target).
+  ARROW_RETURN_NOT_OK(ParallelFor(static_cast<int64_t>(kept_.size()), threads_, [&](int64_t i) {
+    kept_[i].failed = !LookUpAgain(index, &kept_[i]).ok();
+    return arrow::Status::OK();
+  }));
   std::vector<Kept> still;
   for (Kept& k : kept_) {
+    if (k.failed) continue;
     if (k.missing.rows() == 0) {
       Settle(k);
     } else if (k.gained == 0 || ++k.rounds_kept >= kMaxRoundsKept) {
@@ -152,10 +157,12 @@ arrow::Result<bool> UnitSettler::AfterRound(const RowKeyIndex& index) {
     read_rows_ += rows;
     std::vector<Kept> step(static_cast<size_t>(end - next_));
     for (size_t i = 0; i < step.size(); ++i) step[i].unit = next_ + static_cast<int64_t>(i);
-    ARROW_RETURN_NOT_OK(ParallelFor(static_cast<int64_t>(step.size()), threads_,
-                                    [&](int64_t i) { return FirstLookUp(index, &step[i]); }));
+    ARROW_RETURN_NOT_OK(ParallelFor(static_cast<int64_t>(step.size()), threads_, [&](int64_t i) {
+      step[i].failed = !FirstLookUp(index, &step[i]).ok();
+      return arrow::Status::OK();
+    }));
     for (Kept& k : step) {
-      if (k.has_null) continue;  // left to the streaming write
+      if (k.has_null || k.failed) continue;  // left to the streaming write
       if (k.missing.rows() == 0) {
         Settle(k);
       } else {

@@ -16,8 +16,9 @@
 // kMaxRoundsKept rounds, it is left to the streaming write.
 // Settling stops for good once row groups of a step's worth of rows were left
 // so with none settled in between (the two orders differ, or the rest is
-// new), or when the source is done. A row group with a NULL key is left to
-// the streaming write, which applies the null_keys option. Answers are exact:
+// new), or when the source is done. A row group with a NULL key, or whose
+// keys could not be read or looked up, is left to the streaming write, which
+// applies the null_keys option or fails the run naming it. Answers are exact:
 // a row group is settled only on matches confirmed against the keys' bytes,
 // never on hashes.
 //
@@ -80,6 +81,7 @@ class UnitSettler {
     int64_t gained = 0;   // keys found by the last lookup
     int rounds_kept = 0;  // lookups again so far
     bool has_null = false;
+    bool failed = false;  // reading or looking up its keys failed
   };
   // Reads row group kept->unit's keys and looks them up.
   arrow::Status FirstLookUp(const RowKeyIndex& index, Kept* kept) const;
