@@ -149,6 +149,72 @@ TEST_F(RowKeyIndexTest, LookupsMatchTheOracleInAndOutOfOrder) {
   EXPECT_GT(index->MemoryBytes(), 0);
 }
 
+// RowHolds answers from the row's own bytes (never a NULL row, whose bytes are
+// empty, for the empty key); LookupRows names a row that holds each key found.
+TEST_F(RowKeyIndexTest, RowsHoldExactlyTheirKeysAndLookupsNameSuchARow) {
+  RowKeyIndex::Tuning tuning;
+  tuning.tag_bits = 1;  // matches mostly confirmed past a colliding slot
+  std::unique_ptr<RowKeyIndex> index;
+  KEYED_ASSERT_OK_AND_ASSIGN(index, Build(tuning));
+  // The rows in index order: files by name, rows in file order.
+  auto rows = oracle_.session().Query(
+      "SELECT url FROM read_parquet('" + dir_ / "t/*.parquet" +
+      "', filename = true, file_row_number = true) ORDER BY filename, file_row_number");
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  std::vector<std::optional<std::string>> urls;
+  for (const auto& chunk : (*rows)->column(0)->chunks()) {
+    const auto& column = static_cast<const arrow::StringArray&>(*chunk);
+    for (int64_t i = 0; i < column.length(); ++i) {
+      urls.push_back(column.IsNull(i) ? std::nullopt
+                                      : std::optional<std::string>(column.GetString(i)));
+    }
+  }
+  RowKeyIndex::RowCursor at;
+  int64_t nulls = 0;
+  for (int64_t r = 0; r < static_cast<int64_t>(urls.size()); ++r) {
+    const auto& url = urls[static_cast<size_t>(r)];
+    KEYED_ASSERT_OK_AND_ASSIGN(bool empty_holds, index->RowHolds(r, "", &at));
+    EXPECT_EQ(empty_holds, url.has_value() && url->empty())
+        << "row " << r << " " << url.value_or("NULL");
+    if (!url) {
+      ++nulls;
+      continue;
+    }
+    KEYED_ASSERT_OK_AND_ASSIGN(bool holds, index->RowHolds(r, *url, &at));
+    EXPECT_TRUE(holds) << "row " << r;
+    KEYED_ASSERT_OK_AND_ASSIGN(bool other, index->RowHolds(r, *url + "x", &at));
+    EXPECT_FALSE(other) << "row " << r;
+  }
+  EXPECT_GT(nulls, 0);
+  KEYED_ASSERT_OK_AND_ASSIGN(
+      bool past, index->RowHolds(static_cast<int64_t>(urls.size()), "https://site/0/a0", &at));
+  EXPECT_FALSE(past);
+
+  const std::vector<std::optional<std::string>> probes = Probes(kRows, /*in_order=*/false);
+  std::vector<std::string_view> views;
+  std::vector<uint8_t> is_null;
+  for (const auto& p : probes) {
+    is_null.push_back(!p.has_value());
+    views.push_back(p ? std::string_view(*p) : std::string_view());
+  }
+  EncodedKeys keys;
+  KEYED_ASSERT_OK(EncodeViews(UrlSpec(), views.data(), is_null.data(),
+                              static_cast<int64_t>(views.size()), &keys));
+  std::vector<uint8_t> found(views.size());
+  std::vector<int64_t> where(views.size());
+  KEYED_ASSERT_OK(index->LookupRows(keys, found.data(), where.data()));
+  for (size_t i = 0; i < views.size(); ++i) {
+    const bool want = probes[i] && expected_.count(*probes[i]) > 0;
+    ASSERT_EQ(found[i], want ? 1 : 0) << i;
+    if (!want) {
+      EXPECT_EQ(where[i], -1);
+      continue;
+    }
+    KEYED_ASSERT_OK_AND_ASSIGN(bool holds, index->RowHolds(where[i], views[i], &at));
+    EXPECT_TRUE(holds) << "key '" << views[i] << "' said to be at row " << where[i];
+  }
+}
+
 TEST_F(RowKeyIndexTest, TagCollisionsAreConfirmedAgainstTheKeyNotTrusted) {
   // One tag bit: about half of all entries share a probe's tag, so almost every
   // absent key meets candidates that must be read back and rejected.

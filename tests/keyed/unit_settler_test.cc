@@ -202,6 +202,64 @@ TEST_F(UnitSettlerTest, ANewKeyInsideARowGroupLeavesOnlyThatRowGroupToTheWrite) 
   EXPECT_EQ(r.counts.rows_written, 1);
 }
 
+// Keys that follow a found one are confirmed against the next target row in
+// place; rows the source does not have (here every 37th target row) only
+// make the walk look the next key up.
+TEST_F(UnitSettlerTest, ATargetWithMoreRowsBetweenTheSourcesStillSettlesEverything) {
+  const std::string extras =
+      "SELECT 'https://extra/' || j AS url, -j AS id, j * 74 + 1 AS ord FROM range(" +
+      std::to_string(kRows / 37) + ") t(j)";
+  for (int f = 0; f < 3; ++f) {
+    oracle_.Exec("COPY (SELECT url, id FROM (SELECT url, id, id * 2 AS ord FROM (" + SourceRows() +
+                 ") UNION ALL " + extras + ") WHERE ord * 3 // " + std::to_string(2 * kRows) +
+                 " = " + std::to_string(f) + " ORDER BY ord) TO '" + dst_ + "/t-" +
+                 std::to_string(f) + ".parquet' (FORMAT parquet)");
+  }
+  EXPECT_EQ(SettleDirectly({}, 3000, 2500).size(), source_.units.size());
+  auto o = Options(src_, dst_, {"url"});
+  o.tuning.settle_round_rows = 3000;
+  o.tuning.settle_step_rows = 2500;
+  CopyRun run = Copy(o);
+  ASSERT_TRUE(run.result.ok()) << run.result.status().ToString();
+  EXPECT_EQ(run.result->counts.rows_skipped_existing, kRows);
+  EXPECT_EQ(run.result->counts.rows_written, 0);
+  EXPECT_EQ(run.result->units_settled, static_cast<int64_t>(source_.units.size()));
+}
+
+// An empty key must never be taken for a NULL target row (whose bytes are
+// empty too) on the walk.
+TEST_F(UnitSettlerTest, AnEmptyKeyIsNotANullRowOfTheTarget) {
+  std::filesystem::remove_all(src_);
+  std::filesystem::create_directories(src_);
+  const std::string url =
+      "CASE WHEN i = 3000 THEN '' ELSE 'https://h' || (i % 37) || '/p/' || i END";
+  for (int f = 0; f < kFiles; ++f) {
+    oracle_.Exec("COPY (SELECT " + url + " AS url, i AS id FROM range(" +
+                 std::to_string(f * kFileRows) + ", " + std::to_string((f + 1) * kFileRows) +
+                 ") t(i) ORDER BY i) TO '" + src_ + "/part-" + std::to_string(f) +
+                 ".parquet' (FORMAT parquet, ROW_GROUP_SIZE 2048)");
+  }
+  auto source = OpenSource(fs_, "src", src_, std::nullopt, 2);
+  ASSERT_TRUE(source.ok());
+  source_ = std::move(source).ValueUnsafe();
+  // The target: every source row, but NULL where the source has ''.
+  oracle_.Exec("COPY (SELECT CASE WHEN url = '' THEN NULL ELSE url END AS url, id FROM (" +
+               SourceRows() + ") ORDER BY id) TO '" + dst_ + "/t.parquet' (FORMAT parquet)");
+  const std::set<int64_t> settled = SettleDirectly({}, 3000, 2500);
+  EXPECT_EQ(settled, FullyWritten());
+  EXPECT_EQ(settled.size(), source_.units.size() - 1);
+  auto o = Options(src_, dst_, {"url"});
+  o.tuning.settle_round_rows = 3000;
+  o.tuning.settle_step_rows = 2500;
+  CopyRun run = Copy(o);
+  ASSERT_TRUE(run.result.ok()) << run.result.status().ToString();
+  EXPECT_EQ(run.result->counts.rows_written, 1);  // the '' row: the target had NULL there
+  EXPECT_EQ(run.result->counts.rows_skipped_existing, kRows - 1);
+  EXPECT_EQ(run.result->units_settled, static_cast<int64_t>(source_.units.size()) - 1);
+  EXPECT_EQ(
+      oracle_.Int("SELECT count(*) FROM read_parquet('" + dst_ + "/*.parquet') WHERE url = ''"), 1);
+}
+
 TEST_F(UnitSettlerTest, CollidingTagsNeverSettleARowGroupWithANewKey) {
   // One tag bit: nearly every key has candidates that are other keys.
   WriteTarget("id % 1000 <> 999");

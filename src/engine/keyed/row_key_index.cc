@@ -279,6 +279,7 @@ arrow::Result<std::unique_ptr<RowKeyIndex>> RowKeyIndex::Build(
     }));
     index->size_ = read.load() - nulls.load();
     index->tables_.back()->size = index->size_;
+    index->loaded_rows_ = end < n_units ? index->units_[end].first_row : rows;
     next = end;
     if (!keep) continue;
     index->cache_->Trim(kept_bytes.load());  // this round's keys stay
@@ -347,7 +348,7 @@ arrow::Result<bool> RowKeyIndex::Matches(int64_t row, const EncodedKeys& keys, i
 arrow::Result<bool> RowKeyIndex::AnyMatch(const EncodedKeys& keys, int64_t k, const Candidate* skip,
                                           const Batch& batch,
                                           std::shared_ptr<const UnitKeys>* unit_keys, int64_t* lo,
-                                          int64_t* hi) const {
+                                          int64_t* hi, int64_t* row) const {
   const uint64_t hash = keys.hash[k], tag = TagOf(keys.w0[k]);
   for (size_t t = 0; t < tables_.size(); ++t) {
     const Shard& s = ShardFor(*tables_[t], hash);
@@ -356,7 +357,10 @@ arrow::Result<bool> RowKeyIndex::AnyMatch(const EncodedKeys& keys, int64_t k, co
       if (skip != nullptr && skip->table == static_cast<int>(t) && skip->slot == slot) continue;
       ARROW_ASSIGN_OR_RAISE(bool same,
                             Matches(RowOf(s.slots[slot]), keys, k, batch, unit_keys, lo, hi));
-      if (same) return true;
+      if (same) {
+        if (row != nullptr) *row = RowOf(s.slots[slot]);
+        return true;
+      }
     }
     if (s.overflow.empty()) continue;
     auto [begin, end] = s.overflow.equal_range(hash);
@@ -364,7 +368,10 @@ arrow::Result<bool> RowKeyIndex::AnyMatch(const EncodedKeys& keys, int64_t k, co
       if ((it->second >> kRowBits) != tag) continue;
       ARROW_ASSIGN_OR_RAISE(bool same,
                             Matches(RowOf(it->second), keys, k, batch, unit_keys, lo, hi));
-      if (same) return true;
+      if (same) {
+        if (row != nullptr) *row = RowOf(it->second);
+        return true;
+      }
     }
   }
   return false;
@@ -426,9 +433,10 @@ void RowKeyIndex::FirstCandidates(const Table& table, const EncodedKeys& keys,
   }
 }
 
-arrow::Status RowKeyIndex::Lookup(const EncodedKeys& keys, uint8_t* out) const {
+arrow::Status RowKeyIndex::LookupRows(const EncodedKeys& keys, uint8_t* out, int64_t* rows) const {
   const int64_t n = keys.length;
   std::fill(out, out + n, 0);
+  if (rows != nullptr) std::fill(rows, rows + n, -1);
   if (size_ == 0) return arrow::Status::OK();
   // Pass 1, pipelined: each key's first slot with a matching tag (most keys
   // have at most one; stopping there leaves the rest of its groups alone).
@@ -460,14 +468,16 @@ arrow::Status RowKeyIndex::Lookup(const EncodedKeys& keys, uint8_t* out) const {
   const Batch none;
   for (const Candidate& c : candidates) {
     bool found = false;
+    int64_t row = c.row;
     if (c.table >= 0) {
       ARROW_ASSIGN_OR_RAISE(found, Matches(c.row, keys, c.key, none, &unit_keys, &lo, &hi));
     }
     if (!found) {  // rarely: another key with the same tag, or the overflow
-      ARROW_ASSIGN_OR_RAISE(
-          found, AnyMatch(keys, c.key, c.table >= 0 ? &c : nullptr, none, &unit_keys, &lo, &hi));
+      ARROW_ASSIGN_OR_RAISE(found, AnyMatch(keys, c.key, c.table >= 0 ? &c : nullptr, none,
+                                            &unit_keys, &lo, &hi, &row));
     }
     out[c.key] = found ? 1 : 0;
+    if (found && rows != nullptr) rows[c.key] = row;
   }
   return arrow::Status::OK();
 }
@@ -537,6 +547,18 @@ arrow::Status RowKeyIndex::InsertIfAbsentImpl(const EncodedKeys& keys, int64_t f
     first[k] = 1;
   }
   return arrow::Status::OK();
+}
+
+arrow::Result<bool> RowKeyIndex::RowHolds(int64_t row, std::string_view key, RowCursor* at) const {
+  if (row < 0 || row >= loaded_rows_) return false;
+  if (at->keys == nullptr || row < at->lo || row >= at->hi) {
+    const int u = UnitOf(row);
+    ARROW_ASSIGN_OR_RAISE(at->keys, cache_->Get(u));
+    at->lo = units_[u].first_row;
+    at->hi = at->lo + units_[u].rows;
+  }
+  const int64_t i = row - at->lo;
+  return !at->keys->IsNull(i) && at->keys->At(i) == key;
 }
 
 int RowKeyIndex::UnitOf(int64_t row) const {

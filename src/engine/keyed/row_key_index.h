@@ -136,7 +136,24 @@ class RowKeyIndex final : public KeyLookup {
   // Does nothing when a table exists or none is expected.
   arrow::Status Reserve(int64_t threads);
 
-  arrow::Status Lookup(const EncodedKeys& keys, uint8_t* out) const override;
+  arrow::Status Lookup(const EncodedKeys& keys, uint8_t* out) const override {
+    return LookupRows(keys, out, nullptr);
+  }
+  // Lookup that also tells, for each key found, the number of a row holding
+  // it (rows[i]; -1 when not found). `rows` may be null.
+  arrow::Status LookupRows(const EncodedKeys& keys, uint8_t* out, int64_t* rows) const;
+
+  // Where a walk along the rows stands (RowHolds): the row group at hand.
+  struct RowCursor {
+    std::shared_ptr<const UnitKeys> keys;
+    int64_t lo = 0, hi = 0;  // its rows
+  };
+  // Whether row `row` of the files holds `key`: its bytes, exactly; never a
+  // NULL row. For confirming keys that follow a found one in the files' order
+  // without looking them up. False for a row not loaded yet (Build in rounds)
+  // or past the end; an index made by Make has no loaded rows. Safe like
+  // Lookup.
+  arrow::Result<bool> RowHolds(int64_t row, std::string_view key, RowCursor* at) const;
 
   // For each row i of `keys` with mask[i] != 0 (all rows when null) and a key,
   // in order: first[i] = 1 and the key is added as row `first_row + i` when it
@@ -199,9 +216,10 @@ class RowKeyIndex final : public KeyLookup {
                                    const EncodedKeys& keys, int64_t first_row);
   // Whether some entry for keys[k] holds an equal key, checking every
   // candidate after `skip` (the one already checked, if any).
+  // (`row`, when given, gets the matching row's number.)
   arrow::Result<bool> AnyMatch(const EncodedKeys& keys, int64_t k, const Candidate* skip,
                                const Batch& batch, std::shared_ptr<const UnitKeys>* unit_keys,
-                               int64_t* lo, int64_t* hi) const;
+                               int64_t* lo, int64_t* hi, int64_t* row = nullptr) const;
   arrow::Result<bool> Matches(int64_t row, const EncodedKeys& keys, int64_t k, const Batch& batch,
                               std::shared_ptr<const UnitKeys>* unit_keys, int64_t* lo,
                               int64_t* hi) const;
@@ -219,6 +237,7 @@ class RowKeyIndex final : public KeyLookup {
   std::vector<std::unique_ptr<Table>> tables_;  // the last takes inserts
   std::unique_ptr<UnitKeyCache> cache_;
   int64_t size_ = 0;
+  int64_t loaded_rows_ = 0;  // rows 0..loaded_rows_-1 are in the index (Build)
   mutable std::atomic<int64_t> lookups_past_home_{0};
 };
 

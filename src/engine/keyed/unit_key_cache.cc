@@ -108,6 +108,12 @@ void UnitKeyCache::EvictLocked(int keep) {
 }
 
 void UnitKeys::Append(const std::string_view* values, const uint8_t* is_null, int64_t n) {
+  bool any_null = false;
+  for (int64_t i = 0; i < n && !any_null; ++i) any_null = is_null[i] != 0;
+  if (any_null || !nulls.empty()) {  // rows before the first NULL: not NULL
+    nulls.resize(lengths.size(), 0);
+    nulls.insert(nulls.end(), is_null, is_null + n);
+  }
   // Keys of a plain-encoded page lie one after the other, 4 length bytes
   // apart: then the whole run is copied at once.
   bool one_piece = n > 0;

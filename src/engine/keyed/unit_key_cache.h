@@ -34,20 +34,25 @@ struct UnitKeys {
   std::vector<int64_t> begins;
   std::vector<uint32_t> lengths;
   std::vector<char> bytes;
+  std::vector<uint8_t> nulls;  // nulls[i] = 1 for a NULL key (empty key bytes); empty: none
 
   int64_t rows() const { return static_cast<int64_t>(lengths.size()); }
   std::string_view At(int64_t i) const { return {bytes.data() + begins[i], lengths[i]}; }
+  bool IsNull(int64_t i) const { return !nulls.empty() && nulls[static_cast<size_t>(i)] != 0; }
   int64_t MemoryBytes() const {
     return static_cast<int64_t>(begins.capacity() * sizeof(int64_t) +
-                                lengths.capacity() * sizeof(uint32_t) + bytes.capacity());
+                                lengths.capacity() * sizeof(uint32_t) + bytes.capacity() +
+                                nulls.capacity());
   }
   void Clear() {
     begins.clear();
     lengths.clear();
     bytes.clear();
+    nulls.clear();
   }
   // Appends n keys from a string column scan (DataFileReader::
-  // ScanStringColumn); a NULL (is_null[i] != 0) becomes an empty key.
+  // ScanStringColumn); a NULL (is_null[i] != 0) is an empty key marked in
+  // `nulls`.
   void Append(const std::string_view* values, const uint8_t* is_null, int64_t n);
 };
 

@@ -63,16 +63,44 @@ RowKeyIndexRounds UnitSettler::Rounds() {
   return rounds;
 }
 
-arrow::Status UnitSettler::LookUp(const RowKeyIndex& index, const std::string_view* values,
-                                  int64_t n, Kept* kept, UnitKeys* missing) const {
+arrow::Status UnitSettler::LookUpBatch(const RowKeyIndex& index, const std::string_view* values,
+                                       int64_t n, Kept* kept, UnitKeys* missing, Walk* walk) const {
   const std::vector<uint8_t> no_nulls(static_cast<size_t>(n), 0);
   EncodedKeys keys;
   ARROW_RETURN_NOT_OK(EncodeViews(spec_, values, no_nulls.data(), n, &keys));
   std::vector<uint8_t> found(static_cast<size_t>(n));
-  ARROW_RETURN_NOT_OK(index.Lookup(keys, found.data()));
+  std::vector<int64_t> rows(static_cast<size_t>(n));
+  ARROW_RETURN_NOT_OK(index.LookupRows(keys, found.data(), rows.data()));
   const int64_t before = missing->rows();
   KeepMissing(values, found.data(), n, missing);
   kept->gained += n - (missing->rows() - before);
+  walk->next_row =
+      n > 0 && found[static_cast<size_t>(n - 1)] ? rows[static_cast<size_t>(n - 1)] + 1 : -1;
+  return arrow::Status::OK();
+}
+
+arrow::Status UnitSettler::LookUp(const RowKeyIndex& index, const std::string_view* values,
+                                  int64_t n, Kept* kept, UnitKeys* missing, Walk* walk) const {
+  int64_t i = 0;
+  while (i < n) {
+    // On a walk: the key is the next row's, compared in place.
+    if (walk->next_row >= 0) {
+      ARROW_ASSIGN_OR_RAISE(bool same, index.RowHolds(walk->next_row, values[i], &walk->at));
+      if (same) {
+        ++kept->gained;
+        ++walk->next_row;
+        ++i;
+        continue;
+      }
+    }
+    // Off the walk: this key alone, to find where a walk goes on...
+    const int64_t before = kept->gained;
+    ARROW_RETURN_NOT_OK(LookUpBatch(index, values + i, 1, kept, missing, walk));
+    ++i;
+    if (kept->gained > before) continue;
+    // ...and when it is not there either, the rest in one batch.
+    return LookUpBatch(index, values + i, n - i, kept, missing, walk);
+  }
   return arrow::Status::OK();
 }
 
@@ -80,6 +108,7 @@ arrow::Status UnitSettler::FirstLookUp(const RowKeyIndex& index, Kept* kept) con
   const SourceUnit& u = source_->units[static_cast<size_t>(kept->unit)];
   ARROW_ASSIGN_OR_RAISE(auto reader, DataFileReader::Open(fs_, source_->files[u.file]));
   int64_t rows = 0;
+  Walk walk;
   // Looked up as the pages are scanned, while their keys are in the caches;
   // only the keys not found are copied.
   ARROW_RETURN_NOT_OK(reader->ScanStringColumn(
@@ -88,7 +117,7 @@ arrow::Status UnitSettler::FirstLookUp(const RowKeyIndex& index, Kept* kept) con
         rows += n;
         for (int64_t i = 0; i < n && !kept->has_null; ++i) kept->has_null = is_null[i] != 0;
         if (kept->has_null) return arrow::Status::OK();  // left to the streaming write
-        return LookUp(index, values, n, kept, &kept->missing);
+        return LookUp(index, values, n, kept, &kept->missing, &walk);
       }));
   if (rows != u.rows) {
     return arrow::Status::IOError("source file '", source_->files[u.file].path, "' row group ",
@@ -100,12 +129,13 @@ arrow::Status UnitSettler::FirstLookUp(const RowKeyIndex& index, Kept* kept) con
 arrow::Status UnitSettler::LookUpAgain(const RowKeyIndex& index, Kept* kept) const {
   UnitKeys still;
   std::vector<std::string_view> views;
+  Walk walk;
   kept->gained = 0;
   for (int64_t at = 0; at < kept->missing.rows(); at += kKeyScanRows) {
     const int64_t n = std::min(kept->missing.rows() - at, kKeyScanRows);
     views.resize(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) views[static_cast<size_t>(i)] = kept->missing.At(at + i);
-    ARROW_RETURN_NOT_OK(LookUp(index, views.data(), n, kept, &still));
+    ARROW_RETURN_NOT_OK(LookUp(index, views.data(), n, kept, &still, &walk));
   }
   kept->missing = std::move(still);
   return arrow::Status::OK();
@@ -145,10 +175,10 @@ arrow::Result<bool> UnitSettler::AfterRound(const RowKeyIndex& index) {
     }
   }
   kept_ = std::move(still);
-  // Row groups not read yet, a step at a time while none is kept, as far as
-  // the keys loaded so far could cover: reading further ahead would mostly
-  // keep keys whose match is not loaded yet, to look them up again.
-  while (!done_ && kept_.empty() && next_ < units && read_rows_ < index.size()) {
+  // Row groups not read yet, a step at a time, as far as the keys loaded so
+  // far could cover: reading further ahead would mostly keep keys whose match
+  // is not loaded yet, to look them up again.
+  while (!done_ && next_ < units && read_rows_ < index.size()) {
     const int64_t want = std::min(step_rows_, index.size() - read_rows_);
     int64_t end = next_, rows = 0;
     while (end < units && (rows < want || end - next_ < threads_)) {

@@ -87,10 +87,24 @@ class UnitSettler {
   arrow::Status FirstLookUp(const RowKeyIndex& index, Kept* kept) const;
   // Looks kept->missing up again.
   arrow::Status LookUpAgain(const RowKeyIndex& index, Kept* kept) const;
-  // Looks up `n` keys, adding those not found to `missing` and those found to
-  // kept->gained.
+  // A walk along the target's rows: keys that follow a found one in the
+  // source mostly follow its row in the target too (a rerun of the same
+  // input), and are then confirmed against that row in place (RowHolds)
+  // instead of being hashed and probed.
+  struct Walk {
+    int64_t next_row = -1;  // the row after the last one found; -1: none
+    RowKeyIndex::RowCursor at;
+  };
+  // Looks up `n` keys in order, adding those not found to `missing` and
+  // counting those found in kept->gained: along `walk` while it holds, else
+  // the first key alone (a found one starts a walk), else the rest in one
+  // batch.
   arrow::Status LookUp(const RowKeyIndex& index, const std::string_view* values, int64_t n,
-                       Kept* kept, UnitKeys* missing) const;
+                       Kept* kept, UnitKeys* missing, Walk* walk) const;
+  // The batch lookup of LookUp; the walk goes on after the last key when it
+  // was found.
+  arrow::Status LookUpBatch(const RowKeyIndex& index, const std::string_view* values, int64_t n,
+                            Kept* kept, UnitKeys* missing, Walk* walk) const;
   void Settle(const Kept& kept);
 
   std::shared_ptr<arrow::fs::FileSystem> fs_;
