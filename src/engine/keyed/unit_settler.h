@@ -6,8 +6,9 @@
 // index so far. A row group whose every key is found is "settled": all its
 // rows are already written. Its matches point at the round just loaded, whose
 // key columns are still in memory, so they are confirmed without decoding the
-// target's key column a second time. The streaming write skips settled row
-// groups unread.
+// target's key column a second time; and most keys are not even hashed: one
+// that follows a found key is compared with the target row after that key's
+// match (see Walk). The streaming write skips settled row groups unread.
 //
 // Source row groups are read only as far as the keys loaded so far could
 // cover. One with keys not found yet is kept (the keys still missing) and
