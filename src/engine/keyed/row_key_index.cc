@@ -257,7 +257,7 @@ arrow::Result<std::unique_ptr<RowKeyIndex>> RowKeyIndex::Build(
       auto widest = std::max_element(
           pieces.begin(), pieces.end(),
           [](const Piece& a, const Piece& b) { return a.end - a.begin < b.end - b.begin; });
-      if (widest->end - widest->begin < 2) break;
+      if (widest == pieces.end() || widest->end - widest->begin < 2) break;
       const Piece second{widest->file, widest->begin + (widest->end - widest->begin) / 2,
                          widest->end};
       widest->end = second.begin;
