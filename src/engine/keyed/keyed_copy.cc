@@ -47,9 +47,7 @@ struct Run {
     return uf;
   }
 
-  bool settled(int64_t unit) const {
-    return settler != nullptr && !placement.before_write && settler->settled(unit);
-  }
+  bool settled(int64_t unit) const { return settler != nullptr && settler->settled(unit); }
 
   // Units of the single source, read + filtered (+ transformed) in parallel,
   // consumed in order.
@@ -238,8 +236,10 @@ arrow::Result<KeyedCopyResult> RunKeyedCopy(const std::shared_ptr<arrow::fs::Fil
   const int64_t new_keys = source_rows - run.filter->target().keys;
   run.Emit(KeyedEvent::Kind::kPlacement,
            run.placement.explanation + (streaming ? " [streaming]" : " [materialized]"));
-  if (streaming && run.settler != nullptr && !run.placement.before_write &&
-      run.settler->settled_units() > 0) {
+  // Settled row groups count only where the filter runs right after the
+  // source of a streaming write (always so without a transform).
+  if (!streaming || run.placement.before_write) run.settler.reset();
+  if (run.settler != nullptr && run.settler->settled_units() > 0) {
     run.filter->CountExisting(run.settler->settled_rows());
     run.Emit(KeyedEvent::Kind::kSettled,
              std::to_string(run.settler->settled_units()) + " of " +
@@ -291,9 +291,7 @@ arrow::Result<KeyedCopyResult> RunKeyedCopy(const std::shared_ptr<arrow::fs::Fil
   result.placement = run.placement.explanation;
   result.shape = streaming ? "streaming" : "materialized";
   result.files_passed_through = run.unit_writer->files_passed_through();
-  if (run.settler != nullptr && streaming && !run.placement.before_write) {
-    result.units_settled = run.settler->settled_units();
-  }
+  if (run.settler != nullptr) result.units_settled = run.settler->settled_units();
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }

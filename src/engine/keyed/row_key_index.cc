@@ -187,7 +187,6 @@ arrow::Result<std::unique_ptr<RowKeyIndex>> RowKeyIndex::Build(
                                          std::move(units), buckets, rows, tuning));
   ARROW_RETURN_NOT_OK(index->AddTable(rows, threads));
   std::atomic<int64_t> read{0}, nulls{0}, kept_bytes{0};
-  // Loads file f; with `keep`, its row groups' keys also go into the cache.
   // Loads row groups [begin, end) of file f, with `reader` (opened on that
   // file, used by this thread alone); with `keep`, their keys also go into
   // the cache.

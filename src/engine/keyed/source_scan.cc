@@ -87,7 +87,7 @@ arrow::Result<bool> ScanFilteredUnit(DataFileReader& reader, const Source& sourc
                                      const std::string& where, UnitRows* out) {
   const auto& key_field = reader.schema()->field(key_column);
   const auto& key_type = key_field->type();
-  if (key_type->id() != arrow::Type::STRING && key_type->id() != arrow::Type::BINARY) return false;
+  if (!ScansKeyFromPages(*key_type)) return false;
   const KeySpec& spec = filter.filter->spec();
   const bool utf8 = key_type->id() == arrow::Type::STRING;
   if (utf8) arrow::util::InitializeUTF8();

@@ -62,6 +62,12 @@ struct UnitRows {
   std::optional<EncodedKeys> all_new_encoded;
 };
 
+// Whether a source key column of this type is scanned straight from the
+// Parquet pages (the zero-copy path of ReadSourceUnit).
+inline bool ScansKeyFromPages(const arrow::DataType& type) {
+  return type.id() == arrow::Type::STRING || type.id() == arrow::Type::BINARY;
+}
+
 struct UnitFilter {
   const KeyedWriteFilter* filter = nullptr;  // null: no source-side filter
   std::vector<std::string> key_columns;      // the source's key columns (KeySpec order)

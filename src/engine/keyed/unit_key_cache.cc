@@ -131,11 +131,7 @@ void UnitKeys::Append(const std::string_view* values, const uint8_t* is_null, in
     }
     return;
   }
-  for (int64_t i = 0; i < n; ++i) {
-    begins.push_back(static_cast<int64_t>(bytes.size()));
-    lengths.push_back(is_null[i] ? 0 : static_cast<uint32_t>(values[i].size()));
-    if (!is_null[i]) bytes.insert(bytes.end(), values[i].begin(), values[i].end());
-  }
+  for (int64_t i = 0; i < n; ++i) Add(is_null[i] ? std::string_view() : values[i]);
 }
 
 UnitKeyCache::Stats UnitKeyCache::stats() const {

@@ -50,6 +50,12 @@ struct UnitKeys {
     bytes.clear();
     nulls.clear();
   }
+  // Appends one (non-NULL) key.
+  void Add(std::string_view key) {
+    begins.push_back(static_cast<int64_t>(bytes.size()));
+    lengths.push_back(static_cast<uint32_t>(key.size()));
+    bytes.insert(bytes.end(), key.begin(), key.end());
+  }
   // Appends n keys from a string column scan (DataFileReader::
   // ScanStringColumn); a NULL (is_null[i] != 0) is an empty key marked in
   // `nulls`.

@@ -9,21 +9,6 @@
 #include "engine/keyed/ordered_parallel.h"
 
 namespace thund::engine::keyed {
-namespace {
-
-// Keeps the keys of rows not found: rows [0, n) of `keys` (views into
-// `values`) with found[i] == 0.
-void KeepMissing(const std::string_view* values, const uint8_t* found, int64_t n,
-                 UnitKeys* missing) {
-  for (int64_t i = 0; i < n; ++i) {
-    if (found[i]) continue;
-    missing->begins.push_back(static_cast<int64_t>(missing->bytes.size()));
-    missing->lengths.push_back(static_cast<uint32_t>(values[i].size()));
-    missing->bytes.insert(missing->bytes.end(), values[i].begin(), values[i].end());
-  }
-}
-}  // namespace
-
 bool UnitSettler::Applies(const Source& source, const KeySpec& spec) {
   if (!IsSingleVariableKey(spec) || spec.storage != KeyStorage::kBytes) return false;
   if (source.units.empty()) return false;
@@ -32,9 +17,7 @@ bool UnitSettler::Applies(const Source& source, const KeySpec& spec) {
     if (schema == nullptr || source.files[f].format != FileFormat::kParquet) return false;
     const int field = FindColumn(*schema, spec.names[0]);
     if (field < 0) return false;
-    const arrow::Type::type id = schema->field(field)->type()->id();
-    // The types the streaming write scans zero-copy (source_scan.cc).
-    if (id != arrow::Type::STRING && id != arrow::Type::BINARY) return false;
+    if (!ScansKeyFromPages(*schema->field(field)->type())) return false;
   }
   for (const SourceUnit& u : source.units) {
     if (u.rows < 0) return false;
@@ -72,7 +55,9 @@ arrow::Status UnitSettler::LookUpBatch(const RowKeyIndex& index, const std::stri
   std::vector<int64_t> rows(static_cast<size_t>(n));
   ARROW_RETURN_NOT_OK(index.LookupRows(keys, found.data(), rows.data()));
   const int64_t before = missing->rows();
-  KeepMissing(values, found.data(), n, missing);
+  for (int64_t i = 0; i < n; ++i) {
+    if (!found[static_cast<size_t>(i)]) missing->Add(values[i]);
+  }
   kept->gained += n - (missing->rows() - before);
   walk->next_row =
       n > 0 && found[static_cast<size_t>(n - 1)] ? rows[static_cast<size_t>(n - 1)] + 1 : -1;
