@@ -36,18 +36,36 @@ class UnitSettlerTest : public ::testing::Test {
     dst_ = dir_ / "dst";
     std::filesystem::create_directories(src_);
     std::filesystem::create_directories(dst_);
-    // Keys share long prefixes (every 37th row the same host and path start).
+    WriteSource(kUrl);
+    ASSERT_GE(source_.units.size(), 8u) << "the test needs several row groups";
+  }
+
+  // Keys share long prefixes (every 37th row the same host and path start).
+  static constexpr const char* kUrl = "'https://h' || (i % 37) || '/p/' || i";
+
+  // (Re)writes the source: kFiles files of three 2048-row groups, row i with
+  // key `url` (SQL over i) and id i; then opens it as source_.
+  void WriteSource(const std::string& url) {
+    std::filesystem::remove_all(src_);
+    std::filesystem::create_directories(src_);
     for (int f = 0; f < kFiles; ++f) {
-      oracle_.Exec(
-          "COPY (SELECT 'https://h' || (i % 37) || '/p/' || i AS url, i AS id FROM range(" +
-          std::to_string(f * kFileRows) + ", " + std::to_string((f + 1) * kFileRows) +
-          ") t(i) ORDER BY i) TO '" + src_ + "/part-" + std::to_string(f) +
-          ".parquet' (FORMAT parquet, ROW_GROUP_SIZE 2048)");
+      oracle_.Exec("COPY (SELECT " + url + " AS url, i AS id FROM range(" +
+                   std::to_string(f * kFileRows) + ", " + std::to_string((f + 1) * kFileRows) +
+                   ") t(i) ORDER BY i) TO '" + src_ + "/part-" + std::to_string(f) +
+                   ".parquet' (FORMAT parquet, ROW_GROUP_SIZE 2048)");
     }
     auto source = OpenSource(fs_, "src", src_, std::nullopt, 2);
     ASSERT_TRUE(source.ok()) << source.status().ToString();
     source_ = std::move(source).ValueUnsafe();
-    ASSERT_GE(source_.units.size(), 8u) << "the test needs several row groups";
+  }
+
+  // Options for copying the source into the target with settling in rounds
+  // of `round_rows` target rows and steps of `step_rows` source rows.
+  KeyedCopyOptions SmallRounds(int64_t round_rows = 3000, int64_t step_rows = 2500) {
+    auto o = Options(src_, dst_, {"url"});
+    o.tuning.settle_round_rows = round_rows;
+    o.tuning.settle_step_rows = step_rows;
+    return o;
   }
 
   std::string SourceRows(const std::string& where = "true") {
@@ -138,10 +156,7 @@ class UnitSettlerTest : public ::testing::Test {
   KeyedCopyResult CopyAndCheck(int64_t round_rows, int64_t step_rows) {
     const int64_t before =
         oracle_.Int("SELECT count(*) FROM read_parquet('" + dst_ + "/*.parquet')");
-    auto o = Options(src_, dst_, {"url"});
-    o.tuning.settle_round_rows = round_rows;
-    o.tuning.settle_step_rows = step_rows;
-    CopyRun run = Copy(o);
+    CopyRun run = Copy(SmallRounds(round_rows, step_rows));
     EXPECT_TRUE(run.result.ok()) << run.result.status().ToString();
     if (!run.result.ok()) return {};
     EXPECT_EQ(run.result->counts.rows_read, kRows);
@@ -216,9 +231,7 @@ TEST_F(UnitSettlerTest, ATargetWithMoreRowsBetweenTheSourcesStillSettlesEverythi
                  std::to_string(f) + ".parquet' (FORMAT parquet)");
   }
   EXPECT_EQ(SettleDirectly({}, 3000, 2500).size(), source_.units.size());
-  auto o = Options(src_, dst_, {"url"});
-  o.tuning.settle_round_rows = 3000;
-  o.tuning.settle_step_rows = 2500;
+  auto o = SmallRounds();
   CopyRun run = Copy(o);
   ASSERT_TRUE(run.result.ok()) << run.result.status().ToString();
   EXPECT_EQ(run.result->counts.rows_skipped_existing, kRows);
@@ -229,28 +242,14 @@ TEST_F(UnitSettlerTest, ATargetWithMoreRowsBetweenTheSourcesStillSettlesEverythi
 // An empty key must never be taken for a NULL target row (whose bytes are
 // empty too) on the walk.
 TEST_F(UnitSettlerTest, AnEmptyKeyIsNotANullRowOfTheTarget) {
-  std::filesystem::remove_all(src_);
-  std::filesystem::create_directories(src_);
-  const std::string url =
-      "CASE WHEN i = 3000 THEN '' ELSE 'https://h' || (i % 37) || '/p/' || i END";
-  for (int f = 0; f < kFiles; ++f) {
-    oracle_.Exec("COPY (SELECT " + url + " AS url, i AS id FROM range(" +
-                 std::to_string(f * kFileRows) + ", " + std::to_string((f + 1) * kFileRows) +
-                 ") t(i) ORDER BY i) TO '" + src_ + "/part-" + std::to_string(f) +
-                 ".parquet' (FORMAT parquet, ROW_GROUP_SIZE 2048)");
-  }
-  auto source = OpenSource(fs_, "src", src_, std::nullopt, 2);
-  ASSERT_TRUE(source.ok());
-  source_ = std::move(source).ValueUnsafe();
+  WriteSource(std::string("CASE WHEN i = 3000 THEN '' ELSE ") + kUrl + " END");
   // The target: every source row, but NULL where the source has ''.
   oracle_.Exec("COPY (SELECT CASE WHEN url = '' THEN NULL ELSE url END AS url, id FROM (" +
                SourceRows() + ") ORDER BY id) TO '" + dst_ + "/t.parquet' (FORMAT parquet)");
   const std::set<int64_t> settled = SettleDirectly({}, 3000, 2500);
   EXPECT_EQ(settled, FullyWritten());
   EXPECT_EQ(settled.size(), source_.units.size() - 1);
-  auto o = Options(src_, dst_, {"url"});
-  o.tuning.settle_round_rows = 3000;
-  o.tuning.settle_step_rows = 2500;
+  auto o = SmallRounds();
   CopyRun run = Copy(o);
   ASSERT_TRUE(run.result.ok()) << run.result.status().ToString();
   EXPECT_EQ(run.result->counts.rows_written, 1);  // the '' row: the target had NULL there
@@ -300,27 +299,13 @@ TEST_F(UnitSettlerTest, OneRoundOrManyGiveTheSameRows) {
 
 TEST_F(UnitSettlerTest, ARowGroupWithANullKeyIsLeftToTheWriteAndItsNullKeyRule) {
   // Replace the source: row 5000 (row group 2 of file 0) has a NULL key.
-  std::filesystem::remove_all(src_);
-  std::filesystem::create_directories(src_);
-  for (int f = 0; f < kFiles; ++f) {
-    oracle_.Exec(
-        "COPY (SELECT CASE WHEN i = 5000 THEN NULL ELSE 'https://h' || (i % 37) || '/p/' || i "
-        "END AS url, i AS id FROM range(" +
-        std::to_string(f * kFileRows) + ", " + std::to_string((f + 1) * kFileRows) +
-        ") t(i) ORDER BY i) TO '" + src_ + "/part-" + std::to_string(f) +
-        ".parquet' (FORMAT parquet, ROW_GROUP_SIZE 2048)");
-  }
+  WriteSource(std::string("CASE WHEN i = 5000 THEN NULL ELSE ") + kUrl + " END");
   WriteTarget("url IS NOT NULL");
-  auto source = OpenSource(fs_, "src", src_, std::nullopt, 2);
-  ASSERT_TRUE(source.ok());
-  source_ = std::move(source).ValueUnsafe();
   const std::set<int64_t> settled = SettleDirectly({}, 3000, 2500);
   EXPECT_EQ(settled, FullyWritten());
   EXPECT_EQ(settled.size(), source_.units.size() - 1);
 
-  auto o = Options(src_, dst_, {"url"});
-  o.tuning.settle_round_rows = 3000;
-  o.tuning.settle_step_rows = 2500;
+  auto o = SmallRounds();
   CopyRun failed = Copy(o);  // null_keys=error (the default) still sees it
   ASSERT_FALSE(failed.result.ok());
   EXPECT_NE(failed.result.status().message().find("NULL"), std::string::npos)
@@ -348,9 +333,7 @@ TEST_F(UnitSettlerTest, ACorruptSourceRowGroupFailsTheRunNamingTheSourceNotTheTa
     const std::string garbage(64, '\xee');
     f.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
   }
-  auto o = Options(src_, dst_, {"url"});
-  o.tuning.settle_round_rows = 3000;
-  o.tuning.settle_step_rows = 2500;
+  auto o = SmallRounds();
   CopyRun run = Copy(o);
   ASSERT_FALSE(run.result.ok());
   const std::string message = run.result.status().message();
@@ -360,7 +343,7 @@ TEST_F(UnitSettlerTest, ACorruptSourceRowGroupFailsTheRunNamingTheSourceNotTheTa
 
 TEST_F(UnitSettlerTest, SettlingOnOrOffWritesTheSameRows) {
   WriteTarget("id < 9000 OR id % 3 = 0");
-  auto o = Options(src_, dst_, {"url"});
+  auto o = SmallRounds();
   o.tuning.settle = false;
   CopyRun off = Copy(o);
   ASSERT_TRUE(off.result.ok()) << off.result.status().ToString();
@@ -368,8 +351,6 @@ TEST_F(UnitSettlerTest, SettlingOnOrOffWritesTheSameRows) {
   EXPECT_FALSE(off.HasEvent(KeyedEvent::Kind::kSettled));
   // The rerun (everything written now) settles what the first run wrote too.
   o.tuning.settle = true;
-  o.tuning.settle_round_rows = 3000;
-  o.tuning.settle_step_rows = 2500;
   CopyRun on = Copy(o);
   ASSERT_TRUE(on.result.ok()) << on.result.status().ToString();
   EXPECT_EQ(on.result->counts.rows_written, 0);
