@@ -100,6 +100,7 @@ nlohmann::json SummaryJson(const keyed::KeyedCopyResult& r) {
           {"files_written", r.files_written},
           {"files_passed_through", r.files_passed_through},
           {"row_groups_settled", r.units_settled},
+          {"row_groups_settled_by_stored_bytes", r.units_settled_by_stored_bytes},
           {"target_keys", r.target_keys},
           {"key_set_bytes", r.key_set_bytes},
           {"placement", r.placement},
@@ -163,7 +164,8 @@ void RegisterCopy(CLI::App& app, int* exit_code) {
   c->add_option("--format", o->format, "output format: parquet, csv or json");
   c->add_option("--source-format", o->source_format,
                 "read sources as this format (default: by file extension)");
-  auto* b = c->add_option("--buckets", o->buckets, "shards of the key set (default: threads, rounded up to a power of two)");
+  auto* b = c->add_option("--buckets", o->buckets,
+                          "shards of the key set (default: threads, rounded up to a power of two)");
   auto* t = c->add_option("--threads", o->threads, "worker threads (default: all cores)");
   auto* s = c->add_option("--batch-size", o->batch_size, "rows per filter batch (default 65536)");
   c->add_option("--duplicates", o->duplicates,

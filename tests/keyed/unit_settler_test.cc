@@ -12,6 +12,7 @@
 
 #include "engine/keyed/data_file_reader.h"
 #include "engine/keyed/file_format.h"
+#include "engine/keyed/stored_chunk.h"
 #include "keyed/keyed_test_util.h"
 
 namespace thund::engine::keyed {
@@ -44,15 +45,16 @@ class UnitSettlerTest : public ::testing::Test {
   static constexpr const char* kUrl = "'https://h' || (i % 37) || '/p/' || i";
 
   // (Re)writes the source: kFiles files of three 2048-row groups, row i with
-  // key `url` (SQL over i) and id i; then opens it as source_.
-  void WriteSource(const std::string& url) {
+  // key `url` (SQL over i) and id i, compressed with `codec`; then opens it
+  // as source_.
+  void WriteSource(const std::string& url, const std::string& codec = "snappy") {
     std::filesystem::remove_all(src_);
     std::filesystem::create_directories(src_);
     for (int f = 0; f < kFiles; ++f) {
       oracle_.Exec("COPY (SELECT " + url + " AS url, i AS id FROM range(" +
                    std::to_string(f * kFileRows) + ", " + std::to_string((f + 1) * kFileRows) +
                    ") t(i) ORDER BY i) TO '" + src_ + "/part-" + std::to_string(f) +
-                   ".parquet' (FORMAT parquet, ROW_GROUP_SIZE 2048)");
+                   ".parquet' (FORMAT parquet, ROW_GROUP_SIZE 2048, COMPRESSION '" + codec + "')");
     }
     auto source = OpenSource(fs_, "src", src_, std::nullopt, 2);
     ASSERT_TRUE(source.ok()) << source.status().ToString();
@@ -111,7 +113,8 @@ class UnitSettlerTest : public ::testing::Test {
   // Loads the target into a RowKeyIndex in rounds of `round_rows` with a
   // settler; returns the settled row groups.
   std::set<int64_t> SettleDirectly(const RowKeyIndex::Tuning& tuning, int64_t round_rows,
-                                   int64_t step_rows, UnitKeyCache::Stats* cache = nullptr) {
+                                   int64_t step_rows, UnitKeyCache::Stats* cache = nullptr,
+                                   int64_t* twins = nullptr) {
     auto spec = KeySpec::Make(*source_.schema, {"url"}, KeyMatch::kExact, "test");
     EXPECT_TRUE(spec.ok()) << spec.status().ToString();
     EXPECT_TRUE(UnitSettler::Applies(source_, *spec));
@@ -137,6 +140,7 @@ class UnitSettlerTest : public ::testing::Test {
               oracle_.Int("SELECT count(*) FROM read_parquet('" + dst_ + "/*.parquet')"));
     EXPECT_EQ((*index)->size(), stats.rows - stats.null_rows);
     if (cache != nullptr) *cache = (*index)->cache_stats();
+    if (twins != nullptr) *twins = settler.twin_units();
     int64_t rows = 0;
     for (size_t u = 0; u < source_.units.size(); ++u) {
       if (settler.settled(static_cast<int64_t>(u))) {
@@ -359,6 +363,106 @@ TEST_F(UnitSettlerTest, SettlingOnOrOffWritesTheSameRows) {
   EXPECT_EQ(oracle_.Diff("SELECT url, id FROM (" + SourceRows() + ")",
                          "SELECT url, id FROM (" + ReadTarget(dst_) + ")"),
             "");
+}
+
+// A rerun's target holds byte-for-byte copies of the source files the first
+// run found all new: their row groups settle by comparing stored key columns,
+// never decoded, and the rest as before.
+TEST_F(UnitSettlerTest, RowGroupsCopiedWholeIntoTheTargetSettleByTheirStoredBytes) {
+  for (int f : {0, 1}) {
+    std::filesystem::copy_file(source_.files[f].path,
+                               dst_ + "/copied-" + std::to_string(f) + ".parquet");
+  }
+  WriteTarget("id >= " + std::to_string(2 * kFileRows) + " AND id < " +
+                  std::to_string(2 * kFileRows + 3000),
+              "id", /*files=*/1);
+  const std::set<int64_t> expected = FullyWritten();
+  ASSERT_EQ(expected.size(), 7u);  // files 0 and 1, and file 2's first row group
+  int64_t twins = -1;
+  EXPECT_EQ(SettleDirectly({}, 3000, 2500, nullptr, &twins), expected);
+  EXPECT_EQ(twins, 6);
+  const KeyedCopyResult r = CopyAndCheck(3000, 2500);
+  EXPECT_EQ(r.units_settled, 7);
+  EXPECT_EQ(r.units_settled_by_stored_bytes, 6);
+
+  // Off, the same row groups settle by their keys.
+  auto o = SmallRounds();
+  o.tuning.settle_by_stored_bytes = false;
+  std::filesystem::remove_all(dst_);
+  std::filesystem::create_directories(dst_);
+  for (int f : {0, 1}) {
+    std::filesystem::copy_file(source_.files[f].path,
+                               dst_ + "/copied-" + std::to_string(f) + ".parquet");
+  }
+  CopyRun off = Copy(o);
+  ASSERT_TRUE(off.result.ok()) << off.result.status().ToString();
+  EXPECT_EQ(off.result->units_settled, 6);
+  EXPECT_EQ(off.result->units_settled_by_stored_bytes, 0);
+}
+
+// A chunk whose footer entry is the same (sizes, counts, statistics) but whose
+// bytes differ in one key must be decoded: its row group holds a new key.
+TEST_F(UnitSettlerTest, AChunkDescribedAlikeButStoredOtherwiseIsNotSettledByItsBytes) {
+  WriteSource(kUrl, "uncompressed");  // keys stored verbatim, so one can be edited
+  const std::string copy = dst_ + "/copied-0.parquet";
+  std::filesystem::copy_file(source_.files[0].path, copy);
+  // Key of row 1000, 'https://h1/p/1000', stored after its 4-byte length:
+  // made 'https://h1/p/100X', of the same length.
+  const std::string key = "https://h1/p/1000";
+  std::string bytes;
+  {
+    std::ifstream in(copy, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const std::string stored =
+      std::string(1, static_cast<char>(key.size())) + std::string(3, '\0') + key;
+  const size_t at = bytes.find(stored);
+  ASSERT_NE(at, std::string::npos);
+  ASSERT_EQ(bytes.find(stored, at + 1), std::string::npos);
+  bytes[at + stored.size() - 1] = 'X';
+  {
+    std::ofstream out(copy, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  }
+  // The footers describe row group 0's key column alike.
+  auto target = DataFileReader::Open(fs_, DataFile{copy, FileFormat::kParquet});
+  ASSERT_TRUE(target.ok()) << target.status().ToString();
+  const auto mine = StoredNonNullChunk(*source_.footers[0], 0, "url");
+  const auto theirs = StoredNonNullChunk(*(*target)->parquet_footer(), 0, "url");
+  ASSERT_TRUE(mine && theirs);
+  ASSERT_EQ(mine->form, theirs->form) << "the edit must leave the footer alike";
+  auto same = SameStoredBytes(*fs_, source_.files[0].path, *mine, copy, *theirs);
+  ASSERT_TRUE(same.ok()) << same.status().ToString();
+  EXPECT_FALSE(*same);
+
+  const std::set<int64_t> expected = FullyWritten();
+  ASSERT_EQ(expected, (std::set<int64_t>{1, 2}));
+  int64_t twins = -1;
+  EXPECT_EQ(SettleDirectly({}, 3000, 2500, nullptr, &twins), expected);
+  EXPECT_EQ(twins, 2);
+  CopyRun run = Copy(SmallRounds());
+  ASSERT_TRUE(run.result.ok()) << run.result.status().ToString();
+  EXPECT_EQ(run.result->units_settled, 2);
+  EXPECT_EQ(run.result->units_settled_by_stored_bytes, 2);
+  EXPECT_EQ(run.result->counts.rows_skipped_existing, kFileRows - 1);
+  EXPECT_EQ(run.result->counts.rows_written, kRows - kFileRows + 1);  // row 1000 too
+  EXPECT_EQ(oracle_.Diff("SELECT url, id FROM (" + SourceRows() +
+                             ") UNION ALL SELECT 'https://h1/p/100X', 1000",
+                         "SELECT url, id FROM (" + ReadTarget(dst_) + ")"),
+            "");
+}
+
+TEST_F(UnitSettlerTest, ACopiedRowGroupWithANullKeyIsLeftToTheWriteAndItsNullKeyRule) {
+  WriteSource(std::string("CASE WHEN i = 5000 THEN NULL ELSE ") + kUrl + " END");
+  std::filesystem::copy_file(source_.files[0].path, dst_ + "/copied-0.parquet");
+  EXPECT_FALSE(StoredNonNullChunk(*source_.footers[0], 2, "url").has_value());
+  int64_t twins = -1;
+  EXPECT_EQ(SettleDirectly({}, 3000, 2500, nullptr, &twins), FullyWritten());
+  EXPECT_EQ(twins, 2);                   // row groups 0 and 1 of file 0, not 2
+  CopyRun failed = Copy(SmallRounds());  // null_keys=error
+  ASSERT_FALSE(failed.result.ok());
+  EXPECT_NE(failed.result.status().message().find("NULL"), std::string::npos)
+      << failed.result.status().ToString();
 }
 
 }  // namespace

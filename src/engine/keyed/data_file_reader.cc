@@ -80,6 +80,10 @@ class ParquetFileReader final : public DataFileReader {
     return arrow::RecordBatch::Make(arrow::schema(out_fields), batch->num_rows(), out_columns);
   }
 
+  std::shared_ptr<parquet::FileMetaData> parquet_footer() const override {
+    return reader_->parquet_reader()->metadata();
+  }
+
   bool ScansStrings(int field) const override {
     if (field < 0 || field >= schema_->num_fields()) return false;
     const auto& sf = reader_->manifest().schema_fields[field];

@@ -22,6 +22,10 @@
 
 #include "engine/keyed/file_format.h"
 
+namespace parquet {
+class FileMetaData;
+}
+
 namespace thund::engine::keyed {
 
 struct DataReadOptions {
@@ -71,6 +75,9 @@ class DataFileReader {
   }
   // True when ScanStringColumn works for top-level field `field`.
   virtual bool ScansStrings(int field) const { return false; }
+
+  // A Parquet file's footer (read when it was opened); null for CSV/JSON.
+  virtual std::shared_ptr<parquet::FileMetaData> parquet_footer() const { return nullptr; }
 
   const DataFile& file() const { return file_; }
 

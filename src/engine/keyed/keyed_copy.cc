@@ -220,7 +220,8 @@ arrow::Result<KeyedCopyResult> RunKeyedCopy(const std::shared_ptr<arrow::fs::Fil
     if (spec.ok() && UnitSettler::Applies(run.sources[0], *spec)) {
       run.settler = std::make_unique<UnitSettler>(
           fs, &run.sources[0], std::move(spec).ValueUnsafe(), run.threads,
-          options.tuning.settle_round_rows, options.tuning.settle_step_rows);
+          options.tuning.settle_round_rows, options.tuning.settle_step_rows,
+          options.tuning.settle_by_stored_bytes);
       rounds = run.settler->Rounds();
     }
   }
@@ -245,7 +246,12 @@ arrow::Result<KeyedCopyResult> RunKeyedCopy(const std::shared_ptr<arrow::fs::Fil
              std::to_string(run.settler->settled_units()) + " of " +
                  std::to_string(run.sources[0].units.size()) + " row groups of source '" +
                  run.sources[0].name + "' (" + std::to_string(run.settler->settled_rows()) +
-                 " rows) found already written while the target's keys loaded: not read again");
+                 " rows) found already written while the target's keys loaded" +
+                 (run.settler->twin_units() > 0
+                      ? " (" + std::to_string(run.settler->twin_units()) +
+                            " of them by their key column, stored as a target row group's)"
+                      : std::string()) +
+                 ": not read again");
   }
 
   OutputOptions out = options.output;
@@ -291,7 +297,10 @@ arrow::Result<KeyedCopyResult> RunKeyedCopy(const std::shared_ptr<arrow::fs::Fil
   result.placement = run.placement.explanation;
   result.shape = streaming ? "streaming" : "materialized";
   result.files_passed_through = run.unit_writer->files_passed_through();
-  if (run.settler != nullptr) result.units_settled = run.settler->settled_units();
+  if (run.settler != nullptr) {
+    result.units_settled = run.settler->settled_units();
+    result.units_settled_by_stored_bytes = run.settler->twin_units();
+  }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }

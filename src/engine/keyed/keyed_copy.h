@@ -51,6 +51,9 @@ struct KeyedCopyTuning {
   bool settle = true;
   int64_t settle_round_rows = UnitSettler::kRoundRows;
   int64_t settle_step_rows = UnitSettler::kStepRows;
+  // Settle first the row groups whose key column is stored as a target row
+  // group's, byte for byte (UnitSettler::SettleTwins).
+  bool settle_by_stored_bytes = true;
 };
 
 struct KeyedCopyOptions {
@@ -64,6 +67,7 @@ struct KeyedCopyOptions {
 
 struct KeyedCopyResult {
   int64_t units_settled = 0;  // source row groups found written while the target loaded
+  int64_t units_settled_by_stored_bytes = 0;  // of those, by comparing stored key columns
   KeyedCounts counts;
   int64_t files_written = 0;
   int64_t files_passed_through = 0;  // source files committed unchanged (all rows new)

@@ -234,6 +234,9 @@ arrow::Result<std::unique_ptr<RowKeyIndex>> RowKeyIndex::Build(
   };
   const int64_t n_units = static_cast<int64_t>(index->units_.size());
   bool keep = rounds != nullptr && rounds->after_round != nullptr;
+  if (rounds != nullptr && rounds->before_rounds != nullptr) {
+    ARROW_RETURN_NOT_OK(rounds->before_rounds(index->files_, readers));
+  }
   for (int64_t next = 0; next < n_units;) {
     int64_t end = n_units;
     if (keep) {  // a round: about round_rows rows (whole row groups)

@@ -82,10 +82,14 @@ class RowKeyIndex;
 // index of every key loaded so far (Lookup allowed; its answers are exact for
 // those keys, and matches in the last round are confirmed without reading a
 // file again). When it returns false, the other row groups are loaded in one
-// go and nothing more is kept.
+// go and nothing more is kept. `before_rounds`, when set, sees the files and
+// their opened readers (footers read, nothing loaded yet) first.
 struct RowKeyIndexRounds {
   int64_t round_rows = int64_t{1} << 20;
   std::function<arrow::Result<bool>(const RowKeyIndex&)> after_round;
+  std::function<arrow::Status(const std::vector<DataFile>& files,
+                              const std::vector<std::unique_ptr<DataFileReader>>& readers)>
+      before_rounds;
 };
 
 class RowKeyIndex final : public KeyLookup {

@@ -188,6 +188,7 @@ arrow::Result<Source> OpenSource(const std::shared_ptr<arrow::fs::FileSystem>& f
   s.files = std::move(files).ValueUnsafe();
   std::vector<std::vector<int64_t>> unit_rows(s.files.size(), std::vector<int64_t>{-1});
   s.file_schemas.assign(s.files.size(), nullptr);
+  s.footers.assign(s.files.size(), nullptr);
   std::vector<std::shared_ptr<arrow::Schema>>& schemas = s.file_schemas;
   ARROW_RETURN_NOT_OK(ParallelFor(static_cast<int64_t>(s.files.size()), threads, [&](int64_t i) {
     if (s.files[i].format != FileFormat::kParquet && i != 0) return arrow::Status::OK();
@@ -195,6 +196,7 @@ arrow::Result<Source> OpenSource(const std::shared_ptr<arrow::fs::FileSystem>& f
     ARROW_ASSIGN_OR_RAISE(auto reader, DataFileReader::Open(fs, s.files[i]));
     schemas[i] = reader->schema();
     if (s.files[i].format == FileFormat::kParquet) {
+      s.footers[i] = reader->parquet_footer();
       unit_rows[i].clear();
       for (int u = 0; u < reader->num_units(); ++u) unit_rows[i].push_back(reader->unit_rows(u));
     }

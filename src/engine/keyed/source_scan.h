@@ -33,7 +33,8 @@ struct Source {
   std::string name;
   std::vector<DataFile> files;
   std::shared_ptr<arrow::Schema> schema;  // the first file's; others are conformed to it
-  std::vector<std::shared_ptr<arrow::Schema>> file_schemas;  // Parquet files' own (else null)
+  std::vector<std::shared_ptr<arrow::Schema>> file_schemas;     // Parquet files' own (else null)
+  std::vector<std::shared_ptr<parquet::FileMetaData>> footers;  // Parquet files' (else null)
   std::vector<SourceUnit> units;
   int64_t known_rows = 0;  // rows of Parquet files (CSV/JSON unknown until read)
 };

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 
 #include "engine/keyed/data_file_reader.h"
 #include "engine/keyed/key_encoder.h"
 #include "engine/keyed/ordered_parallel.h"
+#include "engine/keyed/stored_chunk.h"
 
 namespace thund::engine::keyed {
 bool UnitSettler::Applies(const Source& source, const KeySpec& spec) {
@@ -26,13 +28,15 @@ bool UnitSettler::Applies(const Source& source, const KeySpec& spec) {
 }
 
 UnitSettler::UnitSettler(std::shared_ptr<arrow::fs::FileSystem> fs, const Source* source,
-                         KeySpec spec, int64_t threads, int64_t round_rows, int64_t step_rows)
+                         KeySpec spec, int64_t threads, int64_t round_rows, int64_t step_rows,
+                         bool compare_stored)
     : fs_(std::move(fs)),
       source_(source),
       spec_(std::move(spec)),
       threads_(std::max<int64_t>(1, threads)),
       round_rows_(std::max<int64_t>(1, round_rows)),
       step_rows_(std::max<int64_t>(1, step_rows)),
+      compare_stored_(compare_stored),
       settled_(source->units.size(), 0) {
   for (const auto& schema : source_->file_schemas) {
     key_fields_.push_back(FindColumn(*schema, spec_.names[0]));
@@ -43,7 +47,62 @@ RowKeyIndexRounds UnitSettler::Rounds() {
   RowKeyIndexRounds rounds;
   rounds.round_rows = round_rows_;
   rounds.after_round = [this](const RowKeyIndex& index) { return AfterRound(index); };
+  if (compare_stored_) {
+    rounds.before_rounds = [this](const std::vector<DataFile>& files,
+                                  const std::vector<std::unique_ptr<DataFileReader>>& readers) {
+      return SettleTwins(files, readers);
+    };
+  }
   return rounds;
+}
+
+arrow::Status UnitSettler::SettleTwins(
+    const std::vector<DataFile>& target_files,
+    const std::vector<std::unique_ptr<DataFileReader>>& target_readers) {
+  struct TargetChunk {
+    size_t file;
+    StoredChunk chunk;
+  };
+  std::unordered_multimap<std::string, TargetChunk> by_form;
+  for (size_t f = 0; f < target_files.size() && f < target_readers.size(); ++f) {
+    const DataFileReader* reader = target_readers[f].get();
+    const auto footer = reader != nullptr ? reader->parquet_footer() : nullptr;
+    if (footer == nullptr) continue;
+    const int field = FindColumn(*reader->schema(), spec_.names[0]);
+    if (field < 0) continue;
+    const std::string& column = reader->schema()->field(field)->name();
+    for (int g = 0; g < reader->num_units(); ++g) {
+      auto chunk = StoredNonNullChunk(*footer, g, column);
+      if (!chunk) continue;
+      std::string form = chunk->form;  // (not moved from below)
+      by_form.emplace(std::move(form), TargetChunk{f, std::move(*chunk)});
+    }
+  }
+  if (by_form.empty()) return arrow::Status::OK();
+  std::vector<uint8_t> twin(source_->units.size(), 0);
+  ARROW_RETURN_NOT_OK(ParallelFor(static_cast<int64_t>(twin.size()), threads_, [&](int64_t i) {
+    const SourceUnit& u = source_->units[static_cast<size_t>(i)];
+    const auto& footer = source_->footers[static_cast<size_t>(u.file)];
+    if (footer == nullptr || settled(i)) return arrow::Status::OK();
+    const auto& column = source_->file_schemas[u.file]->field(key_fields_[u.file])->name();
+    const auto chunk = StoredNonNullChunk(*footer, u.unit, column);
+    if (!chunk) return arrow::Status::OK();
+    const auto [begin, end] = by_form.equal_range(chunk->form);
+    for (auto it = begin; it != end && !twin[static_cast<size_t>(i)]; ++it) {
+      auto same = SameStoredBytes(*fs_, source_->files[u.file].path, *chunk,
+                                  target_files[it->second.file].path, it->second.chunk);
+      twin[static_cast<size_t>(i)] = same.ok() && *same;
+    }
+    return arrow::Status::OK();
+  }));
+  for (size_t i = 0; i < twin.size(); ++i) {
+    if (!twin[i]) continue;
+    settled_[i] = 1;
+    ++settled_units_;
+    ++twin_units_;
+    settled_rows_ += source_->units[i].rows;
+  }
+  return arrow::Status::OK();
 }
 
 arrow::Status UnitSettler::LookUpBatch(const RowKeyIndex& index, const std::string_view* values,
@@ -165,13 +224,18 @@ arrow::Result<bool> UnitSettler::AfterRound(const RowKeyIndex& index) {
   // is not loaded yet, to look them up again.
   while (!done_ && next_ < units && read_rows_ < index.size()) {
     const int64_t want = std::min(step_rows_, index.size() - read_rows_);
+    // Row groups settled already (by SettleTwins) count as read; past `want`
+    // rows, a step takes more row groups (up to one per thread) only while
+    // they are to be read.
     int64_t end = next_, rows = 0;
-    while (end < units && (rows < want || end - next_ < threads_)) {
-      rows += source_->units[static_cast<size_t>(end++)].rows;
+    std::vector<Kept> step;
+    while (end < units &&
+           (rows < want || (static_cast<int64_t>(step.size()) < threads_ && !settled(end)))) {
+      rows += source_->units[static_cast<size_t>(end)].rows;
+      if (!settled(end)) step.emplace_back().unit = end;
+      ++end;
     }
     read_rows_ += rows;
-    std::vector<Kept> step(static_cast<size_t>(end - next_));
-    for (size_t i = 0; i < step.size(); ++i) step[i].unit = next_ + static_cast<int64_t>(i);
     ARROW_RETURN_NOT_OK(ParallelFor(static_cast<int64_t>(step.size()), threads_, [&](int64_t i) {
       step[i].failed = !FirstLookUp(index, &step[i]).ok();
       return arrow::Status::OK();

@@ -23,6 +23,11 @@
 // a row group is settled only on matches confirmed against the keys' bytes,
 // never on hashes.
 //
+// Before the first round, row groups whose key column is stored byte for byte
+// as some target row group's (a file the first run copied whole; see
+// stored_chunk.h) are settled by comparing those bytes, never decoded; the
+// rounds then read around them.
+//
 // Applies (Applies()) to one Parquet source whose key column is the written
 // key unchanged (no transform): a single string or binary column, exact keys.
 //
@@ -60,12 +65,23 @@ class UnitSettler {
   // straddles two rounds' rows settles after the next one.
   static constexpr int kMaxRoundsKept = 2;
 
-  // REQUIRES: Applies(*source, spec); `source` outlives this.
+  // REQUIRES: Applies(*source, spec); `source` outlives this. With
+  // `compare_stored`, Rounds() settles twins first (SettleTwins).
   UnitSettler(std::shared_ptr<arrow::fs::FileSystem> fs, const Source* source, KeySpec spec,
-              int64_t threads, int64_t round_rows = kRoundRows, int64_t step_rows = kStepRows);
+              int64_t threads, int64_t round_rows = kRoundRows, int64_t step_rows = kStepRows,
+              bool compare_stored = true);
 
-  // Rounds for RowKeyIndex::Build that call AfterRound.
+  // Rounds for RowKeyIndex::Build that call SettleTwins (before the first,
+  // with compare_stored) and AfterRound.
   RowKeyIndexRounds Rounds();
+
+  // Settles the row groups with no NULL key whose key column chunk has the
+  // form and the bytes of one of the target's (`target_readers[f]` opened on
+  // `target_files[f]`; null readers and CSV/JSON files are passed over). A
+  // chunk that cannot be compared (unreadable, not as its footer says) is
+  // left to the rounds and the streaming write, which report it.
+  arrow::Status SettleTwins(const std::vector<DataFile>& target_files,
+                            const std::vector<std::unique_ptr<DataFileReader>>& target_readers);
 
   // Looks up the kept row groups again, then new ones while none is kept.
   // Returns whether settling goes on (RowKeyIndexRounds::after_round).
@@ -74,6 +90,8 @@ class UnitSettler {
   bool settled(int64_t unit) const { return settled_[static_cast<size_t>(unit)] != 0; }
   int64_t settled_units() const { return settled_units_; }
   int64_t settled_rows() const { return settled_rows_; }
+  // Of settled_units(), those settled by SettleTwins.
+  int64_t twin_units() const { return twin_units_; }
 
  private:
   struct Kept {
@@ -114,6 +132,7 @@ class UnitSettler {
   int64_t threads_;
   int64_t round_rows_;
   int64_t step_rows_;
+  bool compare_stored_;
   std::vector<int> key_fields_;  // per file
   std::vector<uint8_t> settled_;
   std::vector<Kept> kept_;
@@ -123,6 +142,7 @@ class UnitSettler {
   bool done_ = false;
   int64_t settled_units_ = 0;
   int64_t settled_rows_ = 0;
+  int64_t twin_units_ = 0;
 };
 
 }  // namespace thund::engine::keyed
