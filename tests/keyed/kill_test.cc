@@ -164,16 +164,17 @@ TEST_F(KillTest, SigkillAtRandomPointsThenRerunWritesEachRowExactlyOnce) {
 }
 
 TEST_F(KillTest, SigkillWhileCopyingWholeFiles) {
-  // 60 all-new files committed as copies (unit_writer.h), killed mid-way.
+  // 60 all-new files committed as copies joined three at a time
+  // (unit_writer.h), killed mid-way.
   const int64_t rows = 1200000;
   const std::string src = MakeSource(rows, 60, /*dup_every=*/0);
   const std::string dst = dir_ / "dst";
-  const std::vector<std::string> args = {THUND_BINARY, "copy",      src, dst,  "--checkpoint-keys",
-                                         "url",        "--threads", "2", "-q", "--format",
-                                         "parquet"};
+  const std::vector<std::string> args = {
+      THUND_BINARY, "copy",      src, dst,  "--checkpoint-keys", "url",    "--rows-per-file",
+      "60000",      "--threads", "2", "-q", "--format",          "parquet"};
   const uint64_t seed = std::random_device{}();
   std::cout << "[ seed ] " << seed << "\n";
-  KillStats stats = KillAndFinish(args, dst, 3, 60, seed);
+  KillStats stats = KillAndFinish(args, dst, 3, 20, seed);
   EXPECT_GE(stats.killed, 1) << "no run was actually killed mid-copy";
   EXPECT_EQ(oracle_.Diff("SELECT * FROM read_parquet('" + src + "/*.parquet')", ReadTarget(dst)),
             "");

@@ -276,6 +276,7 @@ arrow::Result<KeyedCopyResult> RunKeyedCopy(const std::shared_ptr<arrow::fs::Fil
       !run.placement.before_write, passthrough, run.batch_size,
       "keyed write to '" + options.target + "'");
   ARROW_RETURN_NOT_OK(streaming ? run.Streaming() : run.Materialized());
+  ARROW_RETURN_NOT_OK(run.unit_writer->Finish());
   Batches& deferred = run.unit_writer->deferred();
   if (!deferred.empty()) {
     int64_t rows = 0;

@@ -19,8 +19,10 @@
 
 #include "engine/fs/atomic_write.h"
 #include "engine/keyed/data_file_reader.h"
+#include "engine/keyed/direct_file.h"
 #include "engine/keyed/memory_pool.h"
 #include "engine/keyed/ndjson_writer.h"
+#include "engine/keyed/parquet_join.h"
 
 namespace thund::engine::keyed {
 namespace {
@@ -29,59 +31,14 @@ arrow::Status IoError(const char* what, const std::string& file) {
   return arrow::Status::IOError(what, " '", file, "': ", std::strerror(errno));
 }
 
-// Files at least this big are copied with O_DIRECT writes (CopyDirect).
+// Files at least this big are copied by a DirectFile (no page cache).
 constexpr int64_t kDirectCopyBytes = int64_t{1} << 20;
 
-// Copies `size` bytes of `in` to the new, empty file `tmp`, opened with
-// O_DIRECT: the bytes go from one reused, aligned buffer per thread straight
-// to the device, so no page cache is allocated for them. On the benchmark VM
-// a page first touched costs the host a fault (0.35 to 2 s per GiB of system
-// time), and buffered copies of gigabytes allocate that many; here the CPU
-// spends ~0.2 s per GiB. The last block is padded, then cut off by
-// ftruncate. NotImplemented (nothing written) when the filesystem refuses
-// O_DIRECT or its alignment.
 arrow::Status CopyDirect(int in, int64_t size, const std::string& from, const std::string& tmp) {
-  constexpr size_t kAlign = 4096;
-  constexpr size_t kBuffer = size_t{4} << 20;
-  thread_local std::unique_ptr<uint8_t, decltype(&std::free)> buffer(nullptr, &std::free);
-  if (buffer == nullptr) {
-    void* p = nullptr;
-    if (::posix_memalign(&p, kAlign, kBuffer) != 0)
-      return arrow::Status::OutOfMemory("copy buffer");
-    buffer.reset(static_cast<uint8_t*>(p));
-  }
-  const int out = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_DIRECT, 0666);
-  if (out < 0) {
-    return errno == EINVAL ? arrow::Status::NotImplemented("O_DIRECT refused")
-                           : IoError("cannot create", tmp);
-  }
-  arrow::Status status;
-  for (int64_t at = 0; at < size && status.ok();) {
-    const size_t want = static_cast<size_t>(std::min<int64_t>(kBuffer, size - at));
-    size_t got = 0;
-    while (got < want) {
-      const ssize_t n = ::pread(in, buffer.get() + got, want - got, at + static_cast<off_t>(got));
-      if (n <= 0) break;
-      got += static_cast<size_t>(n);
-    }
-    if (got < want) {
-      status = errno != 0 && got == 0 ? IoError("cannot read", from)
-                                      : arrow::Status::IOError("'", from, "' shrank while copied");
-      break;
-    }
-    const size_t padded = (got + kAlign - 1) / kAlign * kAlign;
-    std::memset(buffer.get() + got, 0, padded - got);
-    const ssize_t w = ::pwrite(out, buffer.get(), padded, at);
-    if (w != static_cast<ssize_t>(padded)) {
-      status = w < 0 && errno == EINVAL && at == 0
-                   ? arrow::Status::NotImplemented("O_DIRECT alignment refused")
-                   : IoError("cannot write", tmp);
-    }
-    at += static_cast<int64_t>(got);
-  }
-  if (status.ok() && ::ftruncate(out, size) != 0) status = IoError("cannot truncate", tmp);
-  if (::close(out) != 0 && status.ok()) status = IoError("cannot close", tmp);
-  return status;
+  ARROW_ASSIGN_OR_RAISE(auto out, DirectFile::Create(tmp));
+  arrow::Status st = out->AppendFromFd(in, from, 0, size);
+  arrow::Status closed = out->Close();
+  return st.ok() ? closed : st;
 }
 
 // Copies `size` bytes of `in` to `tmp` with copy_file_range(2): the kernel
@@ -112,9 +69,8 @@ arrow::Status CopyInKernel(int in, int64_t size, const std::string& from, const 
 }
 
 // Copies local file `from` to `path` through a temporary renamed into place
-// (like WriteFileAtomically): big files by CopyDirect, others (and where the
-// filesystem refuses O_DIRECT) by CopyInKernel, with no user-space buffer.
-// On failure nothing is left behind (NotImplemented when neither way works
+// (like WriteFileAtomically): big files by CopyDirect, others by
+// CopyInKernel. On failure nothing is left behind (NotImplemented when neither way works
 // here: the caller streams the bytes instead).
 arrow::Status CopyLocalFileAtomically(const std::string& from, const std::string& path) {
   const int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
@@ -126,9 +82,8 @@ arrow::Status CopyLocalFileAtomically(const std::string& from, const std::string
     return status;
   }
   const std::string tmp = TemporaryPathFor(path);
-  arrow::Status status = arrow::Status::NotImplemented("small file");
-  if (st.st_size >= kDirectCopyBytes) status = CopyDirect(in, st.st_size, from, tmp);
-  if (status.IsNotImplemented()) status = CopyInKernel(in, st.st_size, from, tmp);
+  arrow::Status status = st.st_size >= kDirectCopyBytes ? CopyDirect(in, st.st_size, from, tmp)
+                                                        : CopyInKernel(in, st.st_size, from, tmp);
   ::close(in);
   if (status.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) {
     status = IoError("cannot rename", tmp);
@@ -136,6 +91,47 @@ arrow::Status CopyLocalFileAtomically(const std::string& from, const std::string
   if (!status.ok()) ::unlink(tmp.c_str());
   return status;
 }
+
+// Joins the local Parquet files `sources` into `path` (WriteJoinedParquet)
+// through a temporary renamed into place; nothing is left behind on failure.
+arrow::Status JoinLocalFilesAtomically(arrow::fs::FileSystem& fs,
+                                       const std::vector<std::string>& sources,
+                                       const std::string& path) {
+  const std::string tmp = TemporaryPathFor(path);
+  ARROW_ASSIGN_OR_RAISE(auto out, DirectFile::Create(tmp));
+  arrow::Status status = WriteJoinedParquet(fs, sources, out.get());
+  const arrow::Status closed = out->Close();
+  if (status.ok()) status = closed;
+  if (status.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) {
+    status = IoError("cannot rename", tmp);
+  }
+  if (!status.ok()) ::unlink(tmp.c_str());
+  return status;
+}
+
+// A JoinSink over an output stream (other filesystems than local).
+class StreamSink final : public JoinSink {
+ public:
+  explicit StreamSink(arrow::io::OutputStream* out) : out_(out) {}
+  arrow::Status Append(std::string_view bytes) override {
+    return out_->Write(bytes.data(), static_cast<int64_t>(bytes.size()));
+  }
+  arrow::Status AppendFrom(arrow::io::RandomAccessFile& file, int64_t offset,
+                           int64_t length) override {
+    constexpr int64_t kPiece = int64_t{4} << 20;
+    for (int64_t at = 0; at < length; at += kPiece) {
+      ARROW_ASSIGN_OR_RAISE(auto piece, file.ReadAt(offset + at, std::min(kPiece, length - at)));
+      if (piece->size() != std::min(kPiece, length - at)) {
+        return arrow::Status::IOError("a file to copy ended early");
+      }
+      ARROW_RETURN_NOT_OK(out_->Write(piece));
+    }
+    return arrow::Status::OK();
+  }
+
+ private:
+  arrow::io::OutputStream* out_;
+};
 
 arrow::Status Encode(FileFormat format, const arrow::Schema& schema, int64_t row_group_rows,
                      const std::vector<std::shared_ptr<arrow::RecordBatch>>& batches,
@@ -245,12 +241,13 @@ arrow::Status OutputFileWriter::WriteOneFile(
   return Submit(std::move(batches), rows);
 }
 
-arrow::Status OutputFileWriter::CopyFile(const std::string& source_path, int64_t rows) {
-  return Submit({}, rows, source_path);
+arrow::Status OutputFileWriter::CopyFiles(std::vector<std::string> source_paths, int64_t rows) {
+  if (source_paths.empty()) return arrow::Status::OK();
+  return Submit({}, rows, std::move(source_paths));
 }
 
 arrow::Status OutputFileWriter::Submit(std::vector<std::shared_ptr<arrow::RecordBatch>> batches,
-                                       int64_t rows, std::string copy_from) {
+                                       int64_t rows, std::vector<std::string> copy_from) {
   char seq[32];
   std::snprintf(seq, sizeof(seq), "%06lld", static_cast<long long>(next_seq_++));
   Job job;
@@ -267,15 +264,40 @@ arrow::Status OutputFileWriter::Submit(std::vector<std::shared_ptr<arrow::Record
   return arrow::Status::OK();
 }
 
+arrow::Status OutputFileWriter::JoinAndCommit(const Job& job) {
+  const bool local = fs_->type_name() == "local";
+  arrow::Status st = local ? JoinLocalFilesAtomically(*fs_, job.copy_from, job.path)
+                           : WriteFileAtomically(*fs_, job.path, [&](arrow::io::OutputStream* out) {
+                               StreamSink sink(out);
+                               return WriteJoinedParquet(*fs_, job.copy_from, &sink);
+                             });
+  if (!st.IsNotImplemented()) return st;
+  // Files that cannot be joined as they are: decoded and written as one.
+  std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
+  for (const std::string& path : job.copy_from) {
+    ARROW_ASSIGN_OR_RAISE(auto reader,
+                          DataFileReader::Open(fs_, DataFile{path, FileFormat::kParquet}));
+    for (int u = 0; u < reader->num_units(); ++u) {
+      ARROW_ASSIGN_OR_RAISE(auto batch, reader->ReadUnit(u, nullptr));
+      batches.push_back(std::move(batch));
+    }
+  }
+  return WriteFileAtomically(*fs_, job.path, [&](arrow::io::OutputStream* out) {
+    return Encode(options_.format, *schema_, options_.row_group_rows, batches, out);
+  });
+}
+
 arrow::Status OutputFileWriter::EncodeAndCommit(const Job& job) {
-  if (!job.copy_from.empty()) {
+  if (job.copy_from.size() > 1) return JoinAndCommit(job);
+  if (job.copy_from.size() == 1) {
+    const std::string& from = job.copy_from[0];
     if (fs_->type_name() == "local") {
       // On any failure (temporary removed) the streaming copy below retries
       // and reports the error as Arrow words it.
-      if (CopyLocalFileAtomically(job.copy_from, job.path).ok()) return arrow::Status::OK();
+      if (CopyLocalFileAtomically(from, job.path).ok()) return arrow::Status::OK();
     }
     return WriteFileAtomically(*fs_, job.path, [&](arrow::io::OutputStream* out) -> arrow::Status {
-      ARROW_ASSIGN_OR_RAISE(auto in, fs_->OpenInputStream(job.copy_from));
+      ARROW_ASSIGN_OR_RAISE(auto in, fs_->OpenInputStream(from));
       while (true) {
         ARROW_ASSIGN_OR_RAISE(auto chunk, in->Read(4 << 20));
         if (chunk->size() == 0) return in->Close();

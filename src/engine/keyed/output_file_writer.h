@@ -53,9 +53,12 @@ class OutputFileWriter {
   arrow::Status Flush();
   // Writes `batches` (concatenated) as exactly one file, whatever their size.
   arrow::Status WriteOneFile(std::vector<std::shared_ptr<arrow::RecordBatch>> batches);
-  // Commits a copy of the existing file `source_path` (holding `rows` rows, in
-  // this writer's format) as one output file, bytes unchanged.
-  arrow::Status CopyFile(const std::string& source_path, int64_t rows);
+  // Commits the existing files `source_paths` (holding `rows` rows in all, in
+  // this writer's format) as one output file: one file's bytes unchanged, or
+  // Parquet files joined with their pages unchanged (parquet_join.h; decoded
+  // and written anew when they cannot be joined so).
+  arrow::Status CopyFiles(std::vector<std::string> source_paths, int64_t rows);
+  int64_t rows_per_file() const { return options_.rows_per_file; }
   // Flushes, waits for every file and returns the first error.
   arrow::Status Finish();
 
@@ -71,13 +74,14 @@ class OutputFileWriter {
     std::string path;
     std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
     int64_t rows = 0;
-    std::string copy_from;  // set: the file's bytes are copied instead
+    std::vector<std::string> copy_from;  // set: these files' bytes are copied instead
   };
   OutputFileWriter(std::shared_ptr<arrow::fs::FileSystem> fs, std::string dir,
                    OutputOptions options, std::shared_ptr<arrow::Schema> schema);
   arrow::Status Submit(std::vector<std::shared_ptr<arrow::RecordBatch>> batches, int64_t rows,
-                       std::string copy_from = "");
+                       std::vector<std::string> copy_from = {});
   arrow::Status EncodeAndCommit(const Job& job);
+  arrow::Status JoinAndCommit(const Job& job);
   void WorkerLoop();
 
   std::shared_ptr<arrow::fs::FileSystem> fs_;

@@ -266,18 +266,21 @@ arrow::Result<std::unique_ptr<RowKeyIndex>> RowKeyIndex::Build(
       pieces.insert(widest + 1, second);
     }
     kept_bytes = 0;
+    const int64_t end_rows = end < n_units ? index->units_[end].first_row : rows;
+    const bool keep_keys = keep && (rounds->keep_round == nullptr || rounds->keep_round(end_rows));
     ARROW_RETURN_NOT_OK(ParallelFor(static_cast<int64_t>(pieces.size()), threads, [&](int64_t i) {
       const Piece& piece = pieces[static_cast<size_t>(i)];
       const bool whole = piece.begin == 0 && piece.end == readers[piece.file]->num_units();
       if (whole) {  // the reader opened for it, released once done
-        ARROW_RETURN_NOT_OK(load(piece.file, piece.begin, piece.end, *readers[piece.file], keep));
+        ARROW_RETURN_NOT_OK(
+            load(piece.file, piece.begin, piece.end, *readers[piece.file], keep_keys));
         readers[piece.file].reset();
         return arrow::Status::OK();
       }
       // Part of a file: a reader of its own (readers are one per thread).
       ARROW_ASSIGN_OR_RAISE(auto reader,
                             DataFileReader::Open(index->fs_, index->files_[piece.file]));
-      return load(piece.file, piece.begin, piece.end, *reader, keep);
+      return load(piece.file, piece.begin, piece.end, *reader, keep_keys);
     }));
     index->size_ = read.load() - nulls.load();
     index->tables_.back()->size = index->size_;

@@ -83,10 +83,13 @@ class RowKeyIndex;
 // those keys, and matches in the last round are confirmed without reading a
 // file again). When it returns false, the other row groups are loaded in one
 // go and nothing more is kept. `before_rounds`, when set, sees the files and
-// their opened readers (footers read, nothing loaded yet) first.
+// their opened readers (footers read, nothing loaded yet) first; `keep_round`,
+// when set, is asked before each round (given the rows loaded once it is done)
+// whether to keep that round's keys in the cache at all.
 struct RowKeyIndexRounds {
   int64_t round_rows = int64_t{1} << 20;
   std::function<arrow::Result<bool>(const RowKeyIndex&)> after_round;
+  std::function<bool(int64_t rows_loaded_after)> keep_round;
   std::function<arrow::Status(const std::vector<DataFile>& files,
                               const std::vector<std::unique_ptr<DataFileReader>>& readers)>
       before_rounds;

@@ -47,6 +47,7 @@ RowKeyIndexRounds UnitSettler::Rounds() {
   RowKeyIndexRounds rounds;
   rounds.round_rows = round_rows_;
   rounds.after_round = [this](const RowKeyIndex& index) { return AfterRound(index); };
+  rounds.keep_round = [this](int64_t rows_loaded_after) { return WantsRound(rows_loaded_after); };
   if (compare_stored_) {
     rounds.before_rounds = [this](const std::vector<DataFile>& files,
                                   const std::vector<std::unique_ptr<DataFileReader>>& readers) {
@@ -185,6 +186,10 @@ arrow::Status UnitSettler::LookUpAgain(const RowKeyIndex& index, Kept* kept) con
   return arrow::Status::OK();
 }
 
+bool UnitSettler::WantsRound(int64_t rows_loaded_after) const {
+  return !done_ && (!kept_.empty() || read_rows_ < rows_loaded_after);
+}
+
 void UnitSettler::Settle(const Kept& kept) {
   settled_[static_cast<size_t>(kept.unit)] = 1;
   dropped_rows_ = 0;
@@ -249,6 +254,11 @@ arrow::Result<bool> UnitSettler::AfterRound(const RowKeyIndex& index) {
       }
     }
     next_ = end;
+  }
+  // Row groups settled already at the front count as read: reading resumes
+  // past them (WantsRound).
+  while (next_ < units && settled(next_)) {
+    read_rows_ += source_->units[static_cast<size_t>(next_++)].rows;
   }
   if (done_ || (kept_.empty() && next_ == units)) {
     done_ = true;

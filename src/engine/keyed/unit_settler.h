@@ -86,6 +86,11 @@ class UnitSettler {
   // Looks up the kept row groups again, then new ones while none is kept.
   // Returns whether settling goes on (RowKeyIndexRounds::after_round).
   arrow::Result<bool> AfterRound(const RowKeyIndex& index);
+  // Whether the keys of a round that ends with `rows_loaded_after` target
+  // rows loaded are worth keeping (RowKeyIndexRounds::keep_round): only when
+  // some row group is kept, or reading would reach them. Not when the source
+  // read so far runs ahead of them, e.g. over row groups SettleTwins settled.
+  bool WantsRound(int64_t rows_loaded_after) const;
 
   bool settled(int64_t unit) const { return settled_[static_cast<size_t>(unit)] != 0; }
   int64_t settled_units() const { return settled_units_; }

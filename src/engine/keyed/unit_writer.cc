@@ -1,5 +1,9 @@
 #include "engine/keyed/unit_writer.h"
 
+#include <arrow/util/key_value_metadata.h>
+#include <parquet/metadata.h>
+#include <parquet/schema.h>
+
 namespace thund::engine::keyed {
 
 UnitWriter::UnitWriter(std::shared_ptr<arrow::fs::FileSystem> fs, const Source* source,
@@ -103,12 +107,48 @@ arrow::Status UnitWriter::ConsumeUnit(int64_t index, UnitRows rows) {
       source_ != nullptr && (index + 1 == static_cast<int64_t>(source_->units.size()) ||
                              source_->units[index + 1].file != unit.file);
   if (last_of_file && file_qualifies_ && !pending_.empty()) {
-    ARROW_RETURN_NOT_OK(writer_->CopyFile(source_->files[unit.file].path, pending_rows_));
-    ++files_passed_through_;
+    ARROW_RETURN_NOT_OK(PassThrough(unit.file, pending_rows_));
     pending_.clear();
     pending_rows_ = 0;
   }
   return arrow::Status::OK();
 }
+
+namespace {
+
+// Whether Parquet files with these footers can be joined (parquet_join.h):
+// the same schema, key/value metadata and writer.
+bool Joinable(const parquet::FileMetaData& a, const parquet::FileMetaData& b) {
+  const auto& ka = a.key_value_metadata();
+  const auto& kb = b.key_value_metadata();
+  return a.schema()->Equals(*b.schema()) && a.created_by() == b.created_by() &&
+         (ka == nullptr ? kb == nullptr : kb != nullptr && ka->Equals(*kb));
+}
+
+}  // namespace
+
+arrow::Status UnitWriter::PassThrough(int file, int64_t rows) {
+  ++files_passed_through_;
+  const auto& footer = source_->footers[static_cast<size_t>(file)];
+  const bool fits = !joining_.empty() && footer != nullptr &&
+                    joining_rows_ + rows <= writer_->rows_per_file() &&
+                    Joinable(*source_->footers[static_cast<size_t>(joining_[0])], *footer);
+  if (!fits) ARROW_RETURN_NOT_OK(FlushJoining());
+  joining_.push_back(file);
+  joining_rows_ += rows;
+  return arrow::Status::OK();
+}
+
+arrow::Status UnitWriter::FlushJoining() {
+  if (joining_.empty()) return arrow::Status::OK();
+  std::vector<std::string> paths;
+  for (int f : joining_) paths.push_back(source_->files[static_cast<size_t>(f)].path);
+  const int64_t rows = joining_rows_;
+  joining_.clear();
+  joining_rows_ = 0;
+  return writer_->CopyFiles(std::move(paths), rows);
+}
+
+arrow::Status UnitWriter::Finish() { return FlushJoining(); }
 
 }  // namespace thund::engine::keyed

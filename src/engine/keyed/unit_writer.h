@@ -10,7 +10,10 @@
 // claimed in order here, and a unit that turns out not to qualify, or a file
 // that does not qualify as a whole, is read and written row by row instead.
 // This is what makes resuming an interrupted run cheap: the files it finished
-// are skipped unread and the files it never started are copied.
+// are skipped unread and the files it never started are copied. Consecutive
+// such files that share a schema are joined into output files of up to
+// rows_per_file rows, their pages unchanged (parquet_join.h): many small
+// source files do not become as many small output files.
 //
 // Thread-safety: one thread (the consumer of RunOrdered).
 #pragma once
@@ -48,6 +51,10 @@ class UnitWriter {
   arrow::Status WriteRows(const std::shared_ptr<arrow::RecordBatch>& batch,
                           const std::vector<int64_t>* source_rows = nullptr);
 
+  // Commits the source files still waiting to be joined. Call once every
+  // unit was consumed.
+  arrow::Status Finish();
+
   // duplicates=all: the rows held back for the final file.
   std::vector<std::shared_ptr<arrow::RecordBatch>>& deferred() { return deferred_; }
   int64_t files_passed_through() const { return files_passed_through_; }
@@ -55,6 +62,10 @@ class UnitWriter {
  private:
   arrow::Status ReadAndWriteUnit(int64_t index, const std::vector<uint8_t>* writable);
   arrow::Status FlushPending();
+  // Source file `file` (`rows` rows) qualified whole: joined with the files
+  // waiting, or they are committed first and it waits alone.
+  arrow::Status PassThrough(int file, int64_t rows);
+  arrow::Status FlushJoining();
 
   std::shared_ptr<arrow::fs::FileSystem> fs_;
   const Source* source_;
@@ -73,6 +84,9 @@ class UnitWriter {
   std::vector<int64_t> pending_;
   int64_t pending_rows_ = 0;
   int64_t files_passed_through_ = 0;
+  // Whole files waiting to be committed together, and their rows.
+  std::vector<int> joining_;
+  int64_t joining_rows_ = 0;
 };
 
 }  // namespace thund::engine::keyed

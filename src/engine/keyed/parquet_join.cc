@@ -1,0 +1,313 @@
+#include "engine/keyed/parquet_join.h"
+
+#include <parquet/exception.h>
+#include <parquet/metadata.h>
+
+#include <cstring>
+#include <memory>
+#include <utility>
+
+#include "engine/keyed/thrift_compact.h"
+
+namespace thund::engine::keyed {
+namespace {
+
+using compact::Reader;
+using compact::Type;
+using compact::Writer;
+
+// Field ids of parquet.thrift's structs that joining reads or changes.
+namespace file_meta {
+constexpr int16_t kNumRows = 3, kRowGroups = 4, kEncryption = 8, kSigningKey = 9;
+}
+namespace row_group {
+constexpr int16_t kColumns = 1, kFileOffset = 5, kOrdinal = 7;
+}
+namespace column_chunk {
+constexpr int16_t kFilePath = 1, kFileOffset = 2, kMetaData = 3, kOffsetIndexOffset = 4,
+                  kColumnIndexLength = 7, kCryptoMetaData = 8, kEncryptedMetaData = 9;
+}
+namespace column_meta {
+constexpr int16_t kDataPageOffset = 9, kIndexPageOffset = 10, kDictionaryPageOffset = 11,
+                  kBloomFilterOffset = 14;
+}
+
+arrow::Status CannotJoin(const std::string& why) {
+  return arrow::Status::NotImplemented("files cannot be joined: ", why);
+}
+
+// A field whose value is an offset into the file: moved by `shift` (offsets
+// of 0 or less mean "none" to some writers and stay).
+arrow::Status CopyOffset(Reader* r, Writer* w, int64_t shift) {
+  ARROW_ASSIGN_OR_RAISE(int64_t v, r->ReadInt());
+  w->Int(v > 0 ? v + shift : v);
+  return arrow::Status::OK();
+}
+
+arrow::Status CopyField(Reader* r, Writer* w, int16_t id, Type type) {
+  ARROW_ASSIGN_OR_RAISE(std::string_view raw, r->SkipField(type));
+  w->FieldHeader(id, type);
+  w->Raw(raw);
+  return arrow::Status::OK();
+}
+
+// ColumnMetaData: its page offsets moved.
+arrow::Status CopyColumnMeta(Reader* r, Writer* w, int64_t shift) {
+  r->BeginStruct();
+  w->BeginStruct();
+  int16_t id = 0;
+  Type type = Type::kStop;
+  while (true) {
+    ARROW_ASSIGN_OR_RAISE(bool more, r->NextField(&id, &type));
+    if (!more) break;
+    const bool offset = id == column_meta::kDataPageOffset || id == column_meta::kIndexPageOffset ||
+                        id == column_meta::kDictionaryPageOffset ||
+                        id == column_meta::kBloomFilterOffset;
+    if (offset && type == Type::kI64) {
+      w->FieldHeader(id, type);
+      ARROW_RETURN_NOT_OK(CopyOffset(r, w, shift));
+    } else {
+      ARROW_RETURN_NOT_OK(CopyField(r, w, id, type));
+    }
+  }
+  w->EndStruct();
+  return arrow::Status::OK();
+}
+
+// ColumnChunk: offsets moved, page index references dropped.
+arrow::Status CopyColumnChunk(Reader* r, Writer* w, int64_t shift) {
+  r->BeginStruct();
+  w->BeginStruct();
+  int16_t id = 0;
+  Type type = Type::kStop;
+  while (true) {
+    ARROW_ASSIGN_OR_RAISE(bool more, r->NextField(&id, &type));
+    if (!more) break;
+    if (id == column_chunk::kCryptoMetaData || id == column_chunk::kEncryptedMetaData) {
+      return CannotJoin("a column is encrypted");
+    }
+    if (id >= column_chunk::kOffsetIndexOffset && id <= column_chunk::kColumnIndexLength) {
+      ARROW_RETURN_NOT_OK(r->SkipField(type).status());  // page index: dropped
+    } else if (id == column_chunk::kFilePath && type == Type::kBinary) {
+      ARROW_ASSIGN_OR_RAISE(std::string_view raw, r->SkipField(type));
+      if (raw.size() > 1) return CannotJoin("a column's data is in another file");
+      w->FieldHeader(id, type);
+      w->Raw(raw);
+    } else if (id == column_chunk::kFileOffset && type == Type::kI64) {
+      w->FieldHeader(id, type);
+      ARROW_RETURN_NOT_OK(CopyOffset(r, w, shift));
+    } else if (id == column_chunk::kMetaData && type == Type::kStruct) {
+      w->FieldHeader(id, type);
+      ARROW_RETURN_NOT_OK(CopyColumnMeta(r, w, shift));
+    } else {
+      ARROW_RETURN_NOT_OK(CopyField(r, w, id, type));
+    }
+  }
+  w->EndStruct();
+  return arrow::Status::OK();
+}
+
+// RowGroup: its columns' offsets moved, numbered `ordinal`.
+arrow::Status CopyRowGroup(std::string_view bytes, int64_t shift, int64_t ordinal, Writer* w) {
+  Reader r(bytes);
+  r.BeginStruct();
+  w->BeginStruct();
+  int16_t id = 0;
+  Type type = Type::kStop;
+  while (true) {
+    ARROW_ASSIGN_OR_RAISE(bool more, r.NextField(&id, &type));
+    if (!more) break;
+    if (id == row_group::kColumns && type == Type::kList) {
+      ARROW_ASSIGN_OR_RAISE(compact::ListHeader columns, r.ReadListHeader());
+      if (columns.element != Type::kStruct) return arrow::Status::Invalid("row group columns");
+      w->FieldHeader(id, type);
+      w->ListHeader(columns.size, Type::kStruct);
+      for (int64_t c = 0; c < columns.size; ++c) {
+        ARROW_RETURN_NOT_OK(CopyColumnChunk(&r, w, shift));
+      }
+    } else if (id == row_group::kFileOffset && type == Type::kI64) {
+      w->FieldHeader(id, type);
+      ARROW_RETURN_NOT_OK(CopyOffset(&r, w, shift));
+    } else if (id == row_group::kOrdinal && type == Type::kI16) {
+      ARROW_RETURN_NOT_OK(r.ReadInt().status());
+      w->FieldHeader(id, type);
+      w->Int(ordinal);
+    } else {
+      ARROW_RETURN_NOT_OK(CopyField(&r, w, id, type));
+    }
+  }
+  w->EndStruct();
+  return arrow::Status::OK();
+}
+
+// One footer's top-level fields: row counts and row groups apart, the others
+// as their encoded bytes (compared between files, copied from the first).
+struct Footer {
+  struct Field {
+    int16_t id;
+    Type type;
+    std::string_view raw;
+  };
+  std::vector<Field> others;
+  int64_t num_rows = 0;
+  std::vector<std::string_view> row_groups;
+};
+
+arrow::Result<Footer> ReadFooter(std::string_view bytes) {
+  Footer out;
+  Reader r(bytes);
+  r.BeginStruct();
+  int16_t id = 0;
+  Type type = Type::kStop;
+  while (true) {
+    ARROW_ASSIGN_OR_RAISE(bool more, r.NextField(&id, &type));
+    if (!more) break;
+    if (id == file_meta::kEncryption || id == file_meta::kSigningKey) {
+      return CannotJoin("a file is encrypted");
+    }
+    if (id == file_meta::kNumRows && type == Type::kI64) {
+      ARROW_ASSIGN_OR_RAISE(out.num_rows, r.ReadInt());
+    } else if (id == file_meta::kRowGroups && type == Type::kList) {
+      ARROW_ASSIGN_OR_RAISE(compact::ListHeader groups, r.ReadListHeader());
+      if (groups.element != Type::kStruct) return arrow::Status::Invalid("footer row groups");
+      for (int64_t g = 0; g < groups.size; ++g) {
+        ARROW_ASSIGN_OR_RAISE(std::string_view raw, r.SkipElement(Type::kStruct));
+        out.row_groups.push_back(raw);
+      }
+    } else {
+      ARROW_ASSIGN_OR_RAISE(std::string_view raw, r.SkipField(type));
+      out.others.push_back(Footer::Field{id, type, raw});
+    }
+  }
+  if (!r.done()) return arrow::Status::Invalid("footer: bytes after its end");
+  return out;
+}
+
+bool SameFields(const Footer& a, const Footer& b) {
+  if (a.others.size() != b.others.size()) return false;
+  for (size_t i = 0; i < a.others.size(); ++i) {
+    const auto &x = a.others[i], &y = b.others[i];
+    if (x.id != y.id || x.type != y.type || x.raw != y.raw) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+arrow::Result<std::string> JoinFooters(const std::vector<JoinPart>& parts) {
+  if (parts.empty()) return arrow::Status::Invalid("no files to join");
+  std::vector<Footer> footers;
+  int64_t rows = 0, groups = 0;
+  for (const JoinPart& p : parts) {
+    ARROW_ASSIGN_OR_RAISE(Footer f, ReadFooter(p.footer));
+    if (!footers.empty() && !SameFields(footers[0], f)) {
+      return CannotJoin("their schemas or metadata differ");
+    }
+    rows += f.num_rows;
+    groups += static_cast<int64_t>(f.row_groups.size());
+    footers.push_back(std::move(f));
+  }
+  Writer w;
+  w.BeginStruct();
+  auto row_groups = [&]() -> arrow::Status {
+    w.FieldHeader(file_meta::kRowGroups, Type::kList);
+    w.ListHeader(groups, Type::kStruct);
+    int64_t ordinal = 0;
+    for (size_t p = 0; p < parts.size(); ++p) {
+      for (std::string_view g : footers[p].row_groups) {
+        ARROW_RETURN_NOT_OK(CopyRowGroup(g, parts[p].shift, ordinal++, &w));
+      }
+    }
+    return arrow::Status::OK();
+  };
+  // Fields in id order, the two rewritten ones in their places.
+  bool wrote_rows = false;
+  for (const Footer::Field& f : footers[0].others) {
+    if (!wrote_rows && f.id > file_meta::kRowGroups) {
+      w.FieldHeader(file_meta::kNumRows, Type::kI64);
+      w.Int(rows);
+      ARROW_RETURN_NOT_OK(row_groups());
+      wrote_rows = true;
+    }
+    w.FieldHeader(f.id, f.type);
+    w.Raw(f.raw);
+  }
+  if (!wrote_rows) {
+    w.FieldHeader(file_meta::kNumRows, Type::kI64);
+    w.Int(rows);
+    ARROW_RETURN_NOT_OK(row_groups());
+  }
+  w.EndStruct();
+  return w.Take();
+}
+
+arrow::Status WriteJoinedParquet(arrow::fs::FileSystem& fs, const std::vector<std::string>& sources,
+                                 JoinSink* sink) {
+  constexpr char kMagic[] = "PAR1";
+  struct Part {
+    std::shared_ptr<arrow::io::RandomAccessFile> file;
+    int64_t pages = 0;  // bytes of pages (and page indexes) after the leading magic
+    std::string footer;
+  };
+  std::vector<Part> parts(sources.size());
+  std::vector<JoinPart> joining;
+  int64_t at = 4;
+  for (size_t i = 0; i < sources.size(); ++i) {
+    Part& p = parts[i];
+    ARROW_ASSIGN_OR_RAISE(p.file, fs.OpenInputFile(sources[i]));
+    ARROW_ASSIGN_OR_RAISE(int64_t size, p.file->GetSize());
+    char head[4], tail[8];
+    auto not_parquet = [&](const char* what) {
+      return arrow::Status::Invalid("'", sources[i],
+                                    "' is not a Parquet file as its end says: ", what);
+    };
+    if (size < 12) return not_parquet("too short");
+    ARROW_ASSIGN_OR_RAISE(int64_t got_head, p.file->ReadAt(0, 4, head));
+    ARROW_ASSIGN_OR_RAISE(int64_t got_tail, p.file->ReadAt(size - 8, 8, tail));
+    if (got_head != 4 || got_tail != 8 || std::memcmp(head, kMagic, 4) != 0) {
+      return not_parquet("no leading PAR1");
+    }
+    if (std::memcmp(tail + 4, kMagic, 4) != 0) return CannotJoin("a footer is encrypted");
+    uint32_t length = 0;
+    std::memcpy(&length, tail, 4);  // little-endian, as on every platform thund builds for
+    if (length == 0 || static_cast<int64_t>(length) > size - 12) return not_parquet("footer size");
+    p.footer.resize(length);
+    ARROW_ASSIGN_OR_RAISE(int64_t got, p.file->ReadAt(size - 8 - length, length, p.footer.data()));
+    if (got != length) return not_parquet("footer cut short");
+    p.pages = size - 8 - length - 4;
+    joining.push_back(JoinPart{p.footer, at - 4});
+    at += p.pages;
+  }
+  ARROW_ASSIGN_OR_RAISE(std::string footer, JoinFooters(joining));
+  // What readers will parse: the joined counts must be there.
+  int64_t rows = 0, groups = 0;
+  for (const Part& p : parts) {
+    try {
+      auto m = parquet::FileMetaData::Make(p.footer.data(), static_cast<int64_t>(p.footer.size()));
+      rows += m->num_rows();
+      groups += m->num_row_groups();
+    } catch (const parquet::ParquetException& e) {
+      return arrow::Status::Invalid("footer of a file to join: ", e.what());
+    }
+  }
+  try {
+    auto joined = parquet::FileMetaData::Make(footer.data(), static_cast<int64_t>(footer.size()));
+    if (joined->num_rows() != rows || joined->num_row_groups() != groups) {
+      return arrow::Status::UnknownError("joined footer: ", joined->num_rows(), " rows in ",
+                                         joined->num_row_groups(), " row groups, not ", rows,
+                                         " in ", groups);
+    }
+  } catch (const parquet::ParquetException& e) {
+    return arrow::Status::UnknownError("joined footer does not parse: ", e.what());
+  }
+  ARROW_RETURN_NOT_OK(sink->Append(std::string_view(kMagic, 4)));
+  for (Part& p : parts) ARROW_RETURN_NOT_OK(sink->AppendFrom(*p.file, 4, p.pages));
+  ARROW_RETURN_NOT_OK(sink->Append(footer));
+  const uint32_t length = static_cast<uint32_t>(footer.size());
+  char tail[8];
+  std::memcpy(tail, &length, 4);
+  std::memcpy(tail + 4, kMagic, 4);
+  return sink->Append(std::string_view(tail, 8));
+}
+
+}  // namespace thund::engine::keyed
