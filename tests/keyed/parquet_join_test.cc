@@ -58,7 +58,10 @@ std::string EveryType() {
   w.FieldHeader(7, Type::kDouble);
   w.Raw(std::string(8, '\x01'));
   w.FieldHeader(8, Type::kBinary);
-  w.Raw(std::string("\x03" "abc", 4));  // length (a plain varint), bytes
+  w.Raw(
+      std::string("\x03"
+                  "abc",
+                  4));  // length (a plain varint), bytes
   w.FieldHeader(9, Type::kList);
   w.ListHeader(20, Type::kI32);
   for (int i = 0; i < 20; ++i) w.Int(i * 1000);
@@ -128,7 +131,8 @@ class ParquetJoinTest : public ::testing::Test {
       EXPECT_TRUE(ids.Append(i).ok());
       EXPECT_TRUE(urls.Append("https://h" + std::to_string(i % 7) + "/" + std::to_string(i)).ok());
     }
-    auto schema = arrow::schema({arrow::field("id", arrow::int64()), arrow::field("url", arrow::utf8())});
+    auto schema =
+        arrow::schema({arrow::field("id", arrow::int64()), arrow::field("url", arrow::utf8())});
     auto table = arrow::Table::Make(schema, {*ids.Finish(), *urls.Finish()});
     parquet::WriterProperties::Builder props;
     props.compression(arrow::Compression::SNAPPY);
@@ -136,8 +140,8 @@ class ParquetJoinTest : public ::testing::Test {
     const std::string path = dir_ / name;
     auto out = arrow::io::FileOutputStream::Open(path);
     EXPECT_TRUE(out.ok());
-    EXPECT_TRUE(parquet::arrow::WriteTable(*table, arrow::default_memory_pool(), *out,
-                                           rows / 3 + 1, props.build())
+    EXPECT_TRUE(parquet::arrow::WriteTable(*table, arrow::default_memory_pool(), *out, rows / 3 + 1,
+                                           props.build())
                     .ok());
     EXPECT_TRUE((*out)->Close().ok());
     return path;
@@ -190,8 +194,12 @@ TEST_F(ParquetJoinTest, JoinedArrowFilesReadAsTheirRowsWithTheirRowGroupsAndStat
   auto source = DataFileReader::Open(std::make_shared<arrow::fs::LocalFileSystem>(),
                                      DataFile{parts[0], FileFormat::kParquet});
   ASSERT_TRUE(source.ok());
-  EXPECT_TRUE(
-      (*source)->parquet_footer()->RowGroup(0)->ColumnChunk(0)->GetColumnIndexLocation().has_value());
+  EXPECT_TRUE((*source)
+                  ->parquet_footer()
+                  ->RowGroup(0)
+                  ->ColumnChunk(0)
+                  ->GetColumnIndexLocation()
+                  .has_value());
   const auto footer = (*reader)->parquet_footer();
   for (int g = 0; g < footer->num_row_groups(); ++g) {
     for (int c = 0; c < footer->num_columns(); ++c) {
@@ -212,15 +220,16 @@ TEST_F(ParquetJoinTest, FilesThatDifferCannotBeJoinedAndNothingIsWritten) {
   EXPECT_EQ(std::filesystem::file_size(joined), 0u);
 
   // The output writer then decodes them into one file instead.
-  auto schema = arrow::schema({arrow::field("id", arrow::int64()), arrow::field("url", arrow::utf8())});
-  auto writer = OutputFileWriter::Make(std::make_shared<arrow::fs::LocalFileSystem>(),
-                                       dir_ / "out", OutputOptions{}, schema);
+  auto schema =
+      arrow::schema({arrow::field("id", arrow::int64()), arrow::field("url", arrow::utf8())});
+  auto writer = OutputFileWriter::Make(std::make_shared<arrow::fs::LocalFileSystem>(), dir_ / "out",
+                                       OutputOptions{}, schema);
   ASSERT_TRUE(writer.ok()) << writer.status().ToString();
   KEYED_ASSERT_OK((*writer)->CopyFiles({arrow_file, duck}, 200));
   KEYED_ASSERT_OK((*writer)->Finish());
   EXPECT_EQ((*writer)->files_committed(), 1);
-  EXPECT_EQ(oracle_.Diff(ReadAll({arrow_file, duck}), "SELECT * FROM read_parquet('" +
-                                                          dir_ / "out" + "/*.parquet')"),
+  EXPECT_EQ(oracle_.Diff(ReadAll({arrow_file, duck}),
+                         "SELECT * FROM read_parquet('" + dir_ / "out" + "/*.parquet')"),
             "");
 }
 
@@ -229,7 +238,8 @@ TEST_F(ParquetJoinTest, MalformedFootersAreErrorsNotCrashes) {
   const std::string footer = FooterOf(bytes);
   ASSERT_TRUE(JoinFooters({JoinPart{footer, 0}, JoinPart{footer, 1000}}).ok());
   for (size_t n : {size_t{0}, size_t{1}, footer.size() / 3, footer.size() / 2, footer.size() - 1}) {
-    auto joined = JoinFooters({JoinPart{footer, 0}, JoinPart{std::string_view(footer).substr(0, n), 9}});
+    auto joined =
+        JoinFooters({JoinPart{footer, 0}, JoinPart{std::string_view(footer).substr(0, n), 9}});
     EXPECT_FALSE(joined.ok()) << "footer cut to " << n << " bytes";
   }
   std::string garbage = footer;

@@ -149,6 +149,35 @@ TEST_F(RowKeyIndexTest, LookupsMatchTheOracleInAndOutOfOrder) {
   EXPECT_GT(index->MemoryBytes(), 0);
 }
 
+// The Bloom filter in front of the table answers most keys that are not there
+// on its own, and never one that is: with it, without it, and when it is so
+// small that it lets most absent keys through, answers stay exact.
+TEST_F(RowKeyIndexTest, TheBloomFilterAnswersMostAbsentKeysAloneAndNeverHidesOne) {
+  const auto probes = Probes(kRows, /*in_order=*/false);
+  int64_t absent = 0;
+  for (const auto& p : probes) absent += p.has_value() && expected_.count(*p) == 0;
+  ASSERT_GT(absent, 1000);
+  for (int bits : {10, 0, 1}) {
+    SCOPED_TRACE("bits per key " + std::to_string(bits));
+    RowKeyIndex::Tuning tuning;
+    tuning.filter_bits_per_key = bits;
+    std::unique_ptr<RowKeyIndex> index;
+    KEYED_ASSERT_OK_AND_ASSIGN(index, Build(tuning));
+    ExpectExact(*index, probes);
+    const int64_t filtered = index->lookups_filtered();
+    switch (bits) {
+      case 10:
+        EXPECT_GT(filtered, absent * 9 / 10);
+        break;
+      case 0:
+        EXPECT_EQ(filtered, 0);
+        break;
+      default:
+        EXPECT_LT(filtered, absent / 2);
+    }
+  }
+}
+
 // RowHolds answers from the row's own bytes (never a NULL row, whose bytes are
 // empty, for the empty key); LookupRows names a row that holds each key found.
 TEST_F(RowKeyIndexTest, RowsHoldExactlyTheirKeysAndLookupsNameSuchARow) {

@@ -34,6 +34,15 @@ inline int64_t NextCandidate(const ShardT& s, uint64_t hash, uint64_t tag, int64
 // One shard of a table: probed by groups of slots (slot_groups.h), never
 // rehashed. Entries past `limit` (a shard far above its expected share, which
 // presizing makes vanishingly rare) go to `overflow`.
+// The Bloom filter's bit in word `i` of a key's block, from the key's
+// second hash word (odd multipliers spread it over the top 6 bits).
+inline uint64_t FilterBit(uint64_t w0, int i) {
+  static constexpr uint64_t kSalts[8] = {0x9e3779b97f4a7c15, 0xbf58476d1ce4e5b9, 0x94d049bb133111eb,
+                                         0xc2b2ae3d27d4eb4f, 0x165667b19e3779f9, 0xd6e8feb86659fd93,
+                                         0xa0761d6478bd642f, 0xe7037ed1a0b428db};
+  return uint64_t{1} << ((w0 * kSalts[i]) >> 58);
+}
+
 struct RowKeyIndex::Shard {
   std::mutex mu;  // held while Build adds rows
   ZeroedArray<uint64_t> slots;
@@ -41,6 +50,24 @@ struct RowKeyIndex::Shard {
   int64_t size = 0;
   int64_t limit = 0;
   std::unordered_multimap<uint64_t, uint64_t> overflow;  // hash -> slot value
+  // A blocked Bloom filter of every key added (tables Build loads; else
+  // empty): a key sets one bit in each of the 8 words of its 64-byte block.
+  ZeroedArray<uint64_t> filter;
+  uint64_t filter_blocks = 0;
+
+  const uint64_t* Block(uint64_t hash) const {
+    return &filter[(((hash & 0xffffffffu) * filter_blocks) >> 32) * kGroupSlots];
+  }
+  void Mark(uint64_t hash, uint64_t w0) {
+    uint64_t* block = const_cast<uint64_t*>(Block(hash));
+    for (int i = 0; i < 8; ++i) block[i] |= FilterBit(w0, i);
+  }
+  bool MayHold(uint64_t hash, uint64_t w0) const {
+    const uint64_t* block = Block(hash);
+    bool all = true;
+    for (int i = 0; i < 8; ++i) all &= (block[i] & FilterBit(w0, i)) != 0;
+    return all;
+  }
 
   // The group of slots where a key with this hash is looked for first.
   uint64_t* Home(uint64_t hash) { return &slots[(hash & gmask) * kGroupSlots]; }
@@ -98,7 +125,7 @@ void RowKeyIndex::PrefetchHome(uint64_t hash) const {
   }
 }
 
-arrow::Status RowKeyIndex::AddTable(int64_t keys, int64_t threads) {
+arrow::Status RowKeyIndex::AddTable(int64_t keys, int64_t threads, bool filter) {
   // Every shard presized for its expected share plus 6 standard deviations.
   const int64_t per = keys / buckets_ + 1;
   const int64_t want = per + static_cast<int64_t>(6.0 * std::sqrt(static_cast<double>(per))) + 64;
@@ -128,6 +155,17 @@ arrow::Status RowKeyIndex::AddTable(int64_t keys, int64_t threads) {
     } catch (const std::bad_alloc&) {
       return arrow::Status::OutOfMemory("row key index: no memory for a table of ", bytes,
                                         " bytes (", keys, " keys)");
+    }
+    if (filter && tuning_.filter_bits_per_key > 0) {
+      shard->filter_blocks =
+          std::max<uint64_t>(1, static_cast<uint64_t>(want) *
+                                    static_cast<uint64_t>(tuning_.filter_bits_per_key) / 512);
+      try {
+        shard->filter = ZeroedArray<uint64_t>(shard->filter_blocks * kGroupSlots, pages);
+      } catch (const std::bad_alloc&) {
+        return arrow::Status::OutOfMemory("row key index: no memory for a filter of ",
+                                          shard->filter_blocks * 64, " bytes");
+      }
     }
     shard->gmask = capacity / kGroupSlots - 1;
     shard->limit = static_cast<int64_t>(static_cast<double>(capacity) * tuning_.max_load);
@@ -185,7 +223,7 @@ arrow::Result<std::unique_ptr<RowKeyIndex>> RowKeyIndex::Build(
   }
   ARROW_ASSIGN_OR_RAISE(auto index, Make(std::move(fs), std::move(files), std::move(key_fields),
                                          std::move(units), buckets, rows, tuning));
-  ARROW_RETURN_NOT_OK(index->AddTable(rows, threads));
+  ARROW_RETURN_NOT_OK(index->AddTable(rows, threads, /*filter=*/true));
   std::atomic<int64_t> read{0}, nulls{0}, kept_bytes{0};
   // Loads row groups [begin, end) of file f, with `reader` (opened on that
   // file, used by this thread alone); with `keep`, their keys also go into
@@ -316,13 +354,16 @@ void RowKeyIndex::AddAll(const EncodedKeys& keys, int64_t first_row,
 void RowKeyIndex::AddRows(Shard* shard, const std::vector<uint32_t>& rows, const EncodedKeys& keys,
                           int64_t first_row) {
   constexpr size_t kAhead = 32;
+  const bool filter = shard->filter_blocks > 0;
   for (size_t r = 0; r < rows.size(); ++r) {
     if (r + kAhead < rows.size()) {
       const uint64_t ahead = keys.hash[rows[r + kAhead]];
       __builtin_prefetch(shard->Home(ahead), 1);
+      if (filter) __builtin_prefetch(shard->Block(ahead), 1);
     }
     const uint32_t i = rows[r];
     shard->Add(keys.hash[i], SlotValue(keys.w0[i], first_row + i));
+    if (filter) shard->Mark(keys.hash[i], keys.w0[i]);
   }
 }
 
@@ -386,9 +427,37 @@ arrow::Result<bool> RowKeyIndex::AnyMatch(const EncodedKeys& keys, int64_t k, co
 // of its home group, its outcome recorded by moving the ends of two lists
 // rather than by branching on the slots. That decides most keys; the few
 // whose home group is full and holds no candidate are scanned on afterwards.
-void RowKeyIndex::FirstCandidates(const Table& table, const EncodedKeys& keys,
-                                  std::vector<Candidate>* out) const {
+int64_t RowKeyIndex::MayHold(const Table& table, const EncodedKeys& keys,
+                             std::vector<int64_t>* which) const {
   const int64_t n = keys.length;
+  which->resize(static_cast<size_t>(n));
+  int64_t* out = which->data();
+  int64_t count = 0;
+  const uint32_t shards = static_cast<uint32_t>(table.ptrs.size());
+  if (table.ptrs.empty() || table.ptrs[0]->filter_blocks == 0) {
+    for (int64_t k = 0; k < n; ++k) {
+      out[count] = k;
+      count += keys.is_null[k] == 0;
+    }
+    return count;
+  }
+  constexpr int64_t kAhead = 32;
+  for (int64_t i = 0; i < n + kAhead; ++i) {
+    if (i < n) __builtin_prefetch(table.ptrs[ShardOf(keys.hash[i], shards)]->Block(keys.hash[i]));
+    const int64_t k = i - kAhead;
+    if (k < 0) continue;
+    const Shard& s = *table.ptrs[ShardOf(keys.hash[k], shards)];
+    out[count] = k;
+    count += (keys.is_null[k] == 0) & s.MayHold(keys.hash[k], keys.w0[k]);
+  }
+  int64_t live = 0;
+  for (int64_t k = 0; k < n; ++k) live += keys.is_null[k] == 0;
+  lookups_filtered_ += live - count;
+  return count;
+}
+
+void RowKeyIndex::FirstCandidates(const Table& table, const EncodedKeys& keys, const int64_t* which,
+                                  int64_t n, std::vector<Candidate>* out) const {
   // The shards' slot arrays and masks, copied next to each other: reading
   // them through table.ptrs costs one more dependent load per key (lookups
   // ~3 ns slower per key, measured).
@@ -408,14 +477,17 @@ void RowKeyIndex::FirstCandidates(const Table& table, const EncodedKeys& keys,
   int64_t* rest = more.data();
   int64_t nfound = 0, nrest = 0;
   for (int64_t i = 0; i < n + kPrefetchAhead; ++i) {
-    if (i < n) __builtin_prefetch(views[ShardOf(keys.hash[i], shards)].Home(keys.hash[i]));
-    const int64_t k = i - kPrefetchAhead;
-    if (k < 0) continue;
+    if (i < n) {
+      const uint64_t hash = keys.hash[which[i]];
+      __builtin_prefetch(views[ShardOf(hash, shards)].Home(hash));
+    }
+    if (i < kPrefetchAhead) continue;
+    const int64_t k = which[i - kPrefetchAhead];
     const View& v = views[ShardOf(keys.hash[k], shards)];
     const uint64_t* group = v.Home(keys.hash[k]);
     const GroupBits bits = Scan(group, TagOf(keys.w0[k]));
     const unsigned j = FirstSlot(bits.tags) & (kGroupSlots - 1);  // slot 0 when none
-    const int64_t live = keys.is_null[k] == 0;
+    const int64_t live = 1;                                       // (`which` holds no NULL key)
     const int64_t slot = (group - v.slots) + j;
     // A full home group without a candidate: the key's entries go on in the
     // next group, scanned after this loop. Start loading that now, while the
@@ -446,9 +518,11 @@ arrow::Status RowKeyIndex::LookupRows(const EncodedKeys& keys, uint8_t* out, int
   // Pass 1, pipelined: each key's first slot with a matching tag (most keys
   // have at most one; stopping there leaves the rest of its groups alone).
   thread_local std::vector<Candidate> candidates;
+  thread_local std::vector<int64_t> which;
   candidates.clear();
   if (tables_.size() == 1 && !tables_[0]->HasOverflow()) {
-    FirstCandidates(*tables_[0], keys, &candidates);
+    const int64_t count = MayHold(*tables_[0], keys, &which);
+    FirstCandidates(*tables_[0], keys, which.data(), count, &candidates);
   } else {
     for (int64_t i = 0; i < n + kPrefetchAhead; ++i) {
       if (i < n) PrefetchHome(keys.hash[i]);
@@ -547,6 +621,7 @@ arrow::Status RowKeyIndex::InsertIfAbsentImpl(const EncodedKeys& keys, int64_t f
       if (present) continue;
       s.Add(hash, SlotValue(keys.w0[k], row));
     }
+    if (s.filter_blocks > 0) s.Mark(hash, keys.w0[k]);
     ++last->size;
     ++size_;
     first[k] = 1;
@@ -599,7 +674,7 @@ int64_t RowKeyIndex::MemoryBytes() const {
   int64_t n = 0;
   for (const auto& t : tables_) {
     for (const auto& s : t->shards) {
-      n += static_cast<int64_t>(s->slots.size() * sizeof(uint64_t));
+      n += static_cast<int64_t>((s->slots.size() + s->filter.size()) * sizeof(uint64_t));
       n += static_cast<int64_t>(s->overflow.size()) * 48;  // node + bucket, roughly
     }
   }
