@@ -5,10 +5,17 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <fstream>
+#include <iterator>
 #include <mutex>
 #include <random>
 
 namespace thund::engine::keyed::testing {
+
+std::string ReadBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
 
 ScratchDir::ScratchDir() {
   static std::atomic<int> counter{0};

@@ -32,6 +32,9 @@
 
 namespace thund::engine::keyed::testing {
 
+// The whole contents of a file ("" when it cannot be read).
+std::string ReadBytes(const std::string& path);
+
 // A fresh directory, removed on destruction.
 class ScratchDir {
  public:

@@ -27,12 +27,8 @@ using compact::Reader;
 using compact::Type;
 using compact::Writer;
 using testing::Oracle;
+using testing::ReadBytes;
 using testing::ScratchDir;
-
-std::string ReadBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 std::string FooterOf(const std::string& bytes) {
   uint32_t length = 0;

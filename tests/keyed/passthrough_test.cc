@@ -18,13 +18,9 @@ using testing::Copy;
 using testing::CopyRun;
 using testing::Options;
 using testing::Oracle;
+using testing::ReadBytes;
 using testing::ReadTarget;
 using testing::ScratchDir;
-
-std::string ReadBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 // A Parquet file's bytes between its leading magic and its footer.
 std::string PagesOf(const std::string& path) {

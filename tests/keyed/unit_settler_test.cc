@@ -65,6 +65,7 @@ class UnitSettlerTest : public ::testing::Test {
   // of `round_rows` target rows and steps of `step_rows` source rows.
   KeyedCopyOptions SmallRounds(int64_t round_rows = 3000, int64_t step_rows = 2500) {
     auto o = Options(src_, dst_, {"url"});
+    o.tuning.settle_by_stored_bytes = compare_stored_;
     o.tuning.settle_round_rows = round_rows;
     o.tuning.settle_step_rows = step_rows;
     return o;
@@ -118,7 +119,7 @@ class UnitSettlerTest : public ::testing::Test {
     auto spec = KeySpec::Make(*source_.schema, {"url"}, KeyMatch::kExact, "test");
     EXPECT_TRUE(spec.ok()) << spec.status().ToString();
     EXPECT_TRUE(UnitSettler::Applies(source_, *spec));
-    UnitSettler settler(fs_, &source_, *spec, 2, round_rows, step_rows);
+    UnitSettler settler(fs_, &source_, *spec, 2, round_rows, step_rows, compare_stored_);
     RowKeyIndexRounds rounds = settler.Rounds();
     auto files = ListTargetFiles(*fs_, dst_);
     EXPECT_TRUE(files.ok());
@@ -179,6 +180,7 @@ class UnitSettlerTest : public ::testing::Test {
   std::shared_ptr<arrow::fs::FileSystem> fs_;
   std::string src_, dst_;
   Source source_;
+  bool compare_stored_ = true;  // settle by stored bytes too (UnitSettler::SettleTwins)
 };
 
 TEST_F(UnitSettlerTest, ATargetInTheSourceOrderSettlesEveryRowGroupWithoutDecodingItAgain) {
@@ -193,7 +195,10 @@ TEST_F(UnitSettlerTest, ATargetInTheSourceOrderSettlesEveryRowGroupWithoutDecodi
 
 TEST_F(UnitSettlerTest, ABigTargetFileIsLoadedInRoundsOfItsRowGroups) {
   // One file of 12 row groups, rounds of two: each round's row groups are
-  // split between the threads, each with a reader of its own.
+  // split between the threads, each with a reader of its own. (Its key
+  // columns are stored as the source's: settled by their bytes, they would
+  // not be looked up at all.)
+  compare_stored_ = false;
   WriteTarget("true", "id", /*files=*/1, /*row_group_rows=*/2048);
   UnitKeyCache::Stats cache;
   EXPECT_EQ(SettleDirectly({}, 3000, 2500, &cache).size(), source_.units.size());
@@ -400,6 +405,39 @@ TEST_F(UnitSettlerTest, RowGroupsCopiedWholeIntoTheTargetSettleByTheirStoredByte
   EXPECT_EQ(off.result->units_settled_by_stored_bytes, 0);
 }
 
+// Rerunning a copy that finished: every source row group is stored in the
+// target byte for byte, so nothing is to be written and the target's keys are
+// not even loaded. One row group short of that, they are.
+TEST_F(UnitSettlerTest, ARerunOfAFinishedCopyLoadsNoKeys) {
+  CopyRun first = Copy(SmallRounds());
+  ASSERT_TRUE(first.result.ok()) << first.result.status().ToString();
+  ASSERT_EQ(first.result->files_passed_through, kFiles);
+  CopyRun again = Copy(SmallRounds());
+  ASSERT_TRUE(again.result.ok()) << again.result.status().ToString();
+  EXPECT_EQ(again.result->units_settled_by_stored_bytes,
+            static_cast<int64_t>(source_.units.size()));
+  EXPECT_EQ(again.result->counts.rows_skipped_existing, kRows);
+  EXPECT_EQ(again.result->counts.rows_written, 0);
+  EXPECT_EQ(again.result->target_keys, 0);
+  EXPECT_NE(again.EventsText().find("its keys were not loaded"), std::string::npos)
+      << again.EventsText();
+  EXPECT_EQ(oracle_.Diff("SELECT url, id FROM (" + SourceRows() + ")",
+                         "SELECT url, id FROM (" + ReadTarget(dst_) + ")"),
+            "");
+
+  // A new last row: that row group must be read, against the target's keys.
+  oracle_.Exec("COPY (SELECT * FROM read_parquet('" + source_.files[kFiles - 1].path +
+               "') UNION ALL SELECT 'https://new/1', -1) TO '" + src_ +
+               "/part-9.parquet' "
+               "(FORMAT parquet)");
+  CopyRun more = Copy(SmallRounds());
+  ASSERT_TRUE(more.result.ok()) << more.result.status().ToString();
+  EXPECT_EQ(more.result->counts.rows_written, 1);
+  EXPECT_EQ(more.result->target_keys, kRows);
+  EXPECT_EQ(more.EventsText().find("its keys were not loaded"), std::string::npos)
+      << more.EventsText();
+}
+
 // A chunk whose footer entry is the same (sizes, counts, statistics) but whose
 // bytes differ in one key must be decoded: its row group holds a new key.
 TEST_F(UnitSettlerTest, AChunkDescribedAlikeButStoredOtherwiseIsNotSettledByItsBytes) {
@@ -409,11 +447,7 @@ TEST_F(UnitSettlerTest, AChunkDescribedAlikeButStoredOtherwiseIsNotSettledByItsB
   // Key of row 1000, 'https://h1/p/1000', stored after its 4-byte length:
   // made 'https://h1/p/100X', of the same length.
   const std::string key = "https://h1/p/1000";
-  std::string bytes;
-  {
-    std::ifstream in(copy, std::ios::binary);
-    bytes.assign(std::istreambuf_iterator<char>(in), {});
-  }
+  std::string bytes = testing::ReadBytes(copy);
   const std::string stored =
       std::string(1, static_cast<char>(key.size())) + std::string(3, '\0') + key;
   const size_t at = bytes.find(stored);

@@ -1,5 +1,6 @@
 #include "engine/keyed/keyed_copy.h"
 
+#include <algorithm>
 #include <chrono>
 #include <set>
 
@@ -232,26 +233,40 @@ arrow::Result<KeyedCopyResult> RunKeyedCopy(const std::shared_ptr<arrow::fs::Fil
       run.placement,
       PlanFilterPlacement(options.transform_sql, run.filter->spec().names, source_schemas));
   const bool streaming = options.transform_sql.empty() || run.placement.row_wise;
-  int64_t source_rows = 0;
-  for (const auto& s : run.sources) source_rows += s.known_rows;
-  const int64_t new_keys = source_rows - run.filter->target().keys;
   run.Emit(KeyedEvent::Kind::kPlacement,
            run.placement.explanation + (streaming ? " [streaming]" : " [materialized]"));
   // Settled row groups count only where the filter runs right after the
   // source of a streaming write (always so without a transform).
-  if (!streaming || run.placement.before_write) run.settler.reset();
+  if (!streaming || run.placement.before_write) {
+    if (run.filter->target().load_skipped) {
+      return arrow::Status::UnknownError(
+          "keyed copy: the target's keys were not loaded, yet the "
+          "source is not read right after settling it");
+    }
+    run.settler.reset();
+  }
+  // The keys this run may write (sizes its sets): the source's rows less
+  // those settled, less the target's other keys.
+  int64_t source_rows = 0;
+  for (const auto& s : run.sources) source_rows += s.known_rows;
+  const int64_t settled = run.settler != nullptr ? run.settler->settled_rows() : 0;
+  const int64_t new_keys = std::max<int64_t>(
+      0, source_rows - settled - std::max<int64_t>(0, run.filter->target().keys - settled));
   if (run.settler != nullptr && run.settler->settled_units() > 0) {
     run.filter->CountExisting(run.settler->settled_rows());
-    run.Emit(KeyedEvent::Kind::kSettled,
-             std::to_string(run.settler->settled_units()) + " of " +
-                 std::to_string(run.sources[0].units.size()) + " row groups of source '" +
-                 run.sources[0].name + "' (" + std::to_string(run.settler->settled_rows()) +
-                 " rows) found already written while the target's keys loaded" +
-                 (run.settler->twin_units() > 0
-                      ? " (" + std::to_string(run.settler->twin_units()) +
-                            " of them by their key column, stored as a target row group's)"
-                      : std::string()) +
-                 ": not read again");
+    run.Emit(
+        KeyedEvent::Kind::kSettled,
+        std::to_string(run.settler->settled_units()) + " of " +
+            std::to_string(run.sources[0].units.size()) + " row groups of source '" +
+            run.sources[0].name + "' (" + std::to_string(run.settler->settled_rows()) +
+            " rows) found already written" +
+            (run.filter->target().load_skipped ? std::string()
+                                               : std::string(" while the target's keys loaded")) +
+            (run.settler->twin_units() > 0
+                 ? " (" + std::to_string(run.settler->twin_units()) +
+                       " of them by their key column, stored as a target row group's)"
+                 : std::string()) +
+            ": not read again");
   }
 
   OutputOptions out = options.output;

@@ -96,6 +96,12 @@ arrow::Result<std::unique_ptr<KeyedWriteFilter>> KeyedWriteFilter::Make(
     emit(KeyedEvent::Kind::kTargetEmpty, "target '" + target_dir + "' holds no rows (" +
                                              std::to_string(target.files) +
                                              " data files): no row is skipped");
+  } else if (target.load_skipped) {
+    emit(KeyedEvent::Kind::kTargetLoaded,
+         "target '" + target_dir + "' holds " + std::to_string(target.rows) + " rows in " +
+             std::to_string(target.files) +
+             " files; its keys were not loaded: every row group of the source is stored in it "
+             "already");
   } else {
     const double per_key = target.keys > 0 ? static_cast<double>(target.memory_bytes) /
                                                  static_cast<double>(target.keys)

@@ -51,8 +51,10 @@ arrow::Status CopyField(Reader* r, Writer* w, int16_t id, Type type) {
   return arrow::Status::OK();
 }
 
-// ColumnMetaData: its page offsets moved.
-arrow::Status CopyColumnMeta(Reader* r, Writer* w, int64_t shift) {
+// Copies a struct from `r` to `w`, each field through `field(id, type)`,
+// which copies, rewrites or drops it.
+template <typename Field>
+arrow::Status CopyStruct(Reader* r, Writer* w, Field&& field) {
   r->BeginStruct();
   w->BeginStruct();
   int16_t id = 0;
@@ -60,63 +62,56 @@ arrow::Status CopyColumnMeta(Reader* r, Writer* w, int64_t shift) {
   while (true) {
     ARROW_ASSIGN_OR_RAISE(bool more, r->NextField(&id, &type));
     if (!more) break;
-    const bool offset = id == column_meta::kDataPageOffset || id == column_meta::kIndexPageOffset ||
-                        id == column_meta::kDictionaryPageOffset ||
-                        id == column_meta::kBloomFilterOffset;
-    if (offset && type == Type::kI64) {
-      w->FieldHeader(id, type);
-      ARROW_RETURN_NOT_OK(CopyOffset(r, w, shift));
-    } else {
-      ARROW_RETURN_NOT_OK(CopyField(r, w, id, type));
-    }
+    ARROW_RETURN_NOT_OK(field(id, type));
   }
   w->EndStruct();
   return arrow::Status::OK();
 }
 
+// ColumnMetaData: its page offsets moved.
+arrow::Status CopyColumnMeta(Reader* r, Writer* w, int64_t shift) {
+  return CopyStruct(r, w, [&](int16_t id, Type type) {
+    const bool offset = id == column_meta::kDataPageOffset || id == column_meta::kIndexPageOffset ||
+                        id == column_meta::kDictionaryPageOffset ||
+                        id == column_meta::kBloomFilterOffset;
+    if (!offset || type != Type::kI64) return CopyField(r, w, id, type);
+    w->FieldHeader(id, type);
+    return CopyOffset(r, w, shift);
+  });
+}
+
 // ColumnChunk: offsets moved, page index references dropped.
 arrow::Status CopyColumnChunk(Reader* r, Writer* w, int64_t shift) {
-  r->BeginStruct();
-  w->BeginStruct();
-  int16_t id = 0;
-  Type type = Type::kStop;
-  while (true) {
-    ARROW_ASSIGN_OR_RAISE(bool more, r->NextField(&id, &type));
-    if (!more) break;
+  return CopyStruct(r, w, [&](int16_t id, Type type) -> arrow::Status {
     if (id == column_chunk::kCryptoMetaData || id == column_chunk::kEncryptedMetaData) {
       return CannotJoin("a column is encrypted");
     }
     if (id >= column_chunk::kOffsetIndexOffset && id <= column_chunk::kColumnIndexLength) {
-      ARROW_RETURN_NOT_OK(r->SkipField(type).status());  // page index: dropped
-    } else if (id == column_chunk::kFilePath && type == Type::kBinary) {
+      return r->SkipField(type).status();  // page index: dropped
+    }
+    if (id == column_chunk::kFilePath && type == Type::kBinary) {
       ARROW_ASSIGN_OR_RAISE(std::string_view raw, r->SkipField(type));
       if (raw.size() > 1) return CannotJoin("a column's data is in another file");
       w->FieldHeader(id, type);
       w->Raw(raw);
-    } else if (id == column_chunk::kFileOffset && type == Type::kI64) {
-      w->FieldHeader(id, type);
-      ARROW_RETURN_NOT_OK(CopyOffset(r, w, shift));
-    } else if (id == column_chunk::kMetaData && type == Type::kStruct) {
-      w->FieldHeader(id, type);
-      ARROW_RETURN_NOT_OK(CopyColumnMeta(r, w, shift));
-    } else {
-      ARROW_RETURN_NOT_OK(CopyField(r, w, id, type));
+      return arrow::Status::OK();
     }
-  }
-  w->EndStruct();
-  return arrow::Status::OK();
+    if (id == column_chunk::kFileOffset && type == Type::kI64) {
+      w->FieldHeader(id, type);
+      return CopyOffset(r, w, shift);
+    }
+    if (id == column_chunk::kMetaData && type == Type::kStruct) {
+      w->FieldHeader(id, type);
+      return CopyColumnMeta(r, w, shift);
+    }
+    return CopyField(r, w, id, type);
+  });
 }
 
 // RowGroup: its columns' offsets moved, numbered `ordinal`.
 arrow::Status CopyRowGroup(std::string_view bytes, int64_t shift, int64_t ordinal, Writer* w) {
   Reader r(bytes);
-  r.BeginStruct();
-  w->BeginStruct();
-  int16_t id = 0;
-  Type type = Type::kStop;
-  while (true) {
-    ARROW_ASSIGN_OR_RAISE(bool more, r.NextField(&id, &type));
-    if (!more) break;
+  return CopyStruct(&r, w, [&](int16_t id, Type type) -> arrow::Status {
     if (id == row_group::kColumns && type == Type::kList) {
       ARROW_ASSIGN_OR_RAISE(compact::ListHeader columns, r.ReadListHeader());
       if (columns.element != Type::kStruct) return arrow::Status::Invalid("row group columns");
@@ -125,19 +120,20 @@ arrow::Status CopyRowGroup(std::string_view bytes, int64_t shift, int64_t ordina
       for (int64_t c = 0; c < columns.size; ++c) {
         ARROW_RETURN_NOT_OK(CopyColumnChunk(&r, w, shift));
       }
-    } else if (id == row_group::kFileOffset && type == Type::kI64) {
+      return arrow::Status::OK();
+    }
+    if (id == row_group::kFileOffset && type == Type::kI64) {
       w->FieldHeader(id, type);
-      ARROW_RETURN_NOT_OK(CopyOffset(&r, w, shift));
-    } else if (id == row_group::kOrdinal && type == Type::kI16) {
+      return CopyOffset(&r, w, shift);
+    }
+    if (id == row_group::kOrdinal && type == Type::kI16) {
       ARROW_RETURN_NOT_OK(r.ReadInt().status());
       w->FieldHeader(id, type);
       w->Int(ordinal);
-    } else {
-      ARROW_RETURN_NOT_OK(CopyField(&r, w, id, type));
+      return arrow::Status::OK();
     }
-  }
-  w->EndStruct();
-  return arrow::Status::OK();
+    return CopyField(&r, w, id, type);
+  });
 }
 
 // One footer's top-level fields: row counts and row groups apart, the others

@@ -223,6 +223,13 @@ arrow::Result<std::unique_ptr<RowKeyIndex>> RowKeyIndex::Build(
   }
   ARROW_ASSIGN_OR_RAISE(auto index, Make(std::move(fs), std::move(files), std::move(key_fields),
                                          std::move(units), buckets, rows, tuning));
+  if (rounds != nullptr && rounds->before_rounds != nullptr) {
+    ARROW_ASSIGN_OR_RAISE(bool needed, rounds->before_rounds(index->files_, readers));
+    if (!needed) {
+      stats->skipped = true;
+      return index;
+    }
+  }
   ARROW_RETURN_NOT_OK(index->AddTable(rows, threads, /*filter=*/true));
   std::atomic<int64_t> read{0}, nulls{0}, kept_bytes{0};
   // Loads row groups [begin, end) of file f, with `reader` (opened on that
@@ -272,9 +279,6 @@ arrow::Result<std::unique_ptr<RowKeyIndex>> RowKeyIndex::Build(
   };
   const int64_t n_units = static_cast<int64_t>(index->units_.size());
   bool keep = rounds != nullptr && rounds->after_round != nullptr;
-  if (rounds != nullptr && rounds->before_rounds != nullptr) {
-    ARROW_RETURN_NOT_OK(rounds->before_rounds(index->files_, readers));
-  }
   for (int64_t next = 0; next < n_units;) {
     int64_t end = n_units;
     if (keep) {  // a round: about round_rows rows (whole row groups)

@@ -87,15 +87,17 @@ class RowKeyIndex;
 // those keys, and matches in the last round are confirmed without reading a
 // file again). When it returns false, the other row groups are loaded in one
 // go and nothing more is kept. `before_rounds`, when set, sees the files and
-// their opened readers (footers read, nothing loaded yet) first; `keep_round`,
+// their opened readers (footers read, nothing loaded yet) first, and returns
+// whether the keys are needed at all: when not, nothing is loaded (the index
+// stays empty; BuildStats::skipped). `keep_round`,
 // when set, is asked before each round (given the rows loaded once it is done)
 // whether to keep that round's keys in the cache at all.
 struct RowKeyIndexRounds {
   int64_t round_rows = int64_t{1} << 20;
   std::function<arrow::Result<bool>(const RowKeyIndex&)> after_round;
   std::function<bool(int64_t rows_loaded_after)> keep_round;
-  std::function<arrow::Status(const std::vector<DataFile>& files,
-                              const std::vector<std::unique_ptr<DataFileReader>>& readers)>
+  std::function<arrow::Result<bool>(const std::vector<DataFile>& files,
+                                    const std::vector<std::unique_ptr<DataFileReader>>& readers)>
       before_rounds;
 };
 
@@ -130,6 +132,7 @@ class RowKeyIndex final : public KeyLookup {
   struct BuildStats {
     int64_t rows = 0;       // rows read
     int64_t null_rows = 0;  // rows with a NULL key (not indexed)
+    bool skipped = false;   // RowKeyIndexRounds::before_rounds said no key is needed
   };
   // An index of every row of `files`, read with the already opened `readers`
   // (released as each file is done) on `threads` threads; in rounds when

@@ -83,7 +83,8 @@ arrow::Result<TargetKeys> LoadTargetKeys(const std::shared_ptr<arrow::fs::FileSy
           "; every file of the target must be readable: repair that file or move it away");
     }
     auto index = std::move(built).ValueUnsafe();
-    out.rows = stats.rows;
+    out.load_skipped = stats.skipped;
+    out.rows = stats.skipped ? expected : stats.rows;
     out.null_rows = stats.null_rows;
     out.set = std::move(index);
     out.indexed = true;

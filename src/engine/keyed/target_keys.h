@@ -35,6 +35,9 @@ struct TargetKeys {
   int64_t rows = 0;       // rows in them
   int64_t null_rows = 0;  // rows with a NULL key (never match)
   int64_t keys = 0;       // keys loaded (KeyLookup::size)
+  // The rounds' before_rounds said no key is needed (every source row group
+  // is written already): `set` is empty and `rows` counts the files' rows.
+  bool load_skipped = false;
   int64_t memory_bytes = 0;
   double seconds = 0;
 };

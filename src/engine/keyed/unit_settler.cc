@@ -49,9 +49,12 @@ RowKeyIndexRounds UnitSettler::Rounds() {
   rounds.after_round = [this](const RowKeyIndex& index) { return AfterRound(index); };
   rounds.keep_round = [this](int64_t rows_loaded_after) { return WantsRound(rows_loaded_after); };
   if (compare_stored_) {
-    rounds.before_rounds = [this](const std::vector<DataFile>& files,
-                                  const std::vector<std::unique_ptr<DataFileReader>>& readers) {
-      return SettleTwins(files, readers);
+    rounds.before_rounds =
+        [this](const std::vector<DataFile>& files,
+               const std::vector<std::unique_ptr<DataFileReader>>& readers) -> arrow::Result<bool> {
+      ARROW_RETURN_NOT_OK(SettleTwins(files, readers));
+      // Every row group written already: no key of the target is needed.
+      return settled_units_ < static_cast<int64_t>(source_->units.size());
     };
   }
   return rounds;

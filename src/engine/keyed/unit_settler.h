@@ -72,7 +72,8 @@ class UnitSettler {
               bool compare_stored = true);
 
   // Rounds for RowKeyIndex::Build that call SettleTwins (before the first,
-  // with compare_stored) and AfterRound.
+  // with compare_stored; when it settles every row group the target's keys
+  // are not loaded at all) and AfterRound.
   RowKeyIndexRounds Rounds();
 
   // Settles the row groups with no NULL key whose key column chunk has the
