@@ -4,8 +4,10 @@
 //   keyed_write_bench gen ROWS FILES DIR
 //       ROWS rows in FILES Parquet files under DIR (part-00000.parquet, ...),
 //       deterministic: url (the key, ~64 bytes), id, ts, title, score.
-//   keyed_write_bench even SRC_DIR OUT_DIR
-//       the rows of SRC_DIR whose id is even, as Parquet files in OUT_DIR.
+//   keyed_write_bench rewrite SRC_DIR OUT_DIR WHERE
+//       the rows of SRC_DIR matching WHERE, written anew by DuckDB as Parquet
+//       files in OUT_DIR (a target another writer made: its row groups are
+//       not the source's).
 //   keyed_write_bench copy SRC_DIR OUT_DIR WHERE THREADS
 //       the floor: just the rows of SRC_DIR matching WHERE (the rows the target
 //       lacks, known in advance), written as the anti-join writes them.
@@ -70,11 +72,11 @@ int Gen(int64_t rows, int64_t files, const std::string& dir) {
   return 0;
 }
 
-int Even(const std::string& src, const std::string& out) {
+int Rewrite(const std::string& src, const std::string& out, const std::string& where) {
   std::filesystem::create_directories(out);
   auto session = Open(0);
   auto st = session->Execute(
-      "COPY (SELECT * FROM read_parquet('" + src + "/*.parquet') WHERE id % 2 = 0) TO '" + out +
+      "COPY (SELECT * FROM read_parquet('" + src + "/*.parquet') WHERE " + where + ") TO '" + out +
       "' (FORMAT parquet, PER_THREAD_OUTPUT true, OVERWRITE_OR_IGNORE true)");
   return st.ok() ? 0 : Fail(st);
 }
@@ -111,7 +113,7 @@ int AntiJoin(const std::string& src, const std::string& target, const std::strin
 int main(int argc, char** argv) {
   const std::string cmd = argc > 1 ? argv[1] : "";
   if (cmd == "gen" && argc == 5) return Gen(std::atoll(argv[2]), std::atoll(argv[3]), argv[4]);
-  if (cmd == "even" && argc == 4) return Even(argv[2], argv[3]);
+  if (cmd == "rewrite" && argc == 5) return Rewrite(argv[2], argv[3], argv[4]);
   if (cmd == "copy" && argc == 6) {
     return CopyOut(
         "SELECT * FROM read_parquet('" + std::string(argv[2]) + "/*.parquet') WHERE " + argv[4],

@@ -15,6 +15,10 @@
 # Scenarios: all (the target holds every row: everything is skipped),
 # half_first (the first half of the files, as an interrupted run leaves it),
 # half_even (every other row: no file or row group is skipped whole).
+# The all and half_first targets hold the source's files themselves (hard
+# links), byte for byte what a rerun of thund finds. Optional scenarios with a
+# target another writer made (DuckDB, other row groups; its layout): all_rewritten
+# and half_rewritten (the first half of the rows).
 # Each run is its own process; wall time and peak RSS come from /usr/bin/time.
 # Rows are appended to bench/results/keyed_write.csv. Not a test: never run in CI.
 #
@@ -106,10 +110,20 @@ prepare() {  # size files
     ln "${files[@]:0:$(( $2 / 2 ))}" "$DATA/tgt_half_first_$1_$2.tmp/"
     mv "$DATA/tgt_half_first_$1_$2.tmp" "$DATA/tgt_half_first_$1_$2"
   fi
-  if [ ! -d "$DATA/tgt_half_even_$1" ]; then
-    rm -rf "$DATA/tgt_half_even_$1.tmp"
-    "$HELPER" even "$src" "$DATA/tgt_half_even_$1.tmp"
-    mv "$DATA/tgt_half_even_$1.tmp" "$DATA/tgt_half_even_$1"
+  rewritten half_even "id % 2 = 0" "$1" "$src"
+  case " $SCENARIOS " in *" all_rewritten "*) rewritten all_rewritten "true" "$1" "$src" ;; esac
+  case " $SCENARIOS " in
+    *" half_rewritten "*) rewritten half_rewritten "id < $(( $1 / 2 ))" "$1" "$src" ;;
+  esac
+}
+
+# scenario where size src: a target of src's rows matching `where`, written by
+# DuckDB (the same for every layout of that size).
+rewritten() {
+  if [ ! -d "$DATA/tgt_$1_$3" ]; then
+    rm -rf "$DATA/tgt_$1_$3.tmp"
+    "$HELPER" rewrite "$4" "$DATA/tgt_$1_$3.tmp" "$2"
+    mv "$DATA/tgt_$1_$3.tmp" "$DATA/tgt_$1_$3"
   fi
 }
 
@@ -117,7 +131,7 @@ target_dir() {  # scenario size files
   case $1 in
     all) echo "$DATA/tgt_all_$2_$3" ;;
     half_first) echo "$DATA/tgt_half_first_$2_$3" ;;
-    half_even) echo "$DATA/tgt_half_even_$2" ;;
+    half_even | all_rewritten | half_rewritten) echo "$DATA/tgt_$1_$2" ;;
   esac
 }
 
@@ -167,6 +181,8 @@ run_copy_floor() {
     all) where="false" ;;
     half_first) where="id >= $(( $1 / $2 * ($2 / 2) ))" ;;
     half_even) where="id % 2 = 1" ;;
+    all_rewritten) where="false" ;;
+    half_rewritten) where="id >= $(( $1 / 2 ))" ;;
   esac
   rm -rf "$DATA/run_floor"
   warm "$src"

@@ -106,7 +106,15 @@ arrow::Status UnitSettler::SettleTwins(
     ++twin_units_;
     settled_rows_ += source_->units[i].rows;
   }
+  SkipSettled();
   return arrow::Status::OK();
+}
+
+void UnitSettler::SkipSettled() {
+  const int64_t units = static_cast<int64_t>(source_->units.size());
+  while (next_ < units && settled(next_)) {
+    read_rows_ += source_->units[static_cast<size_t>(next_++)].rows;
+  }
 }
 
 arrow::Status UnitSettler::LookUpBatch(const RowKeyIndex& index, const std::string_view* values,
@@ -258,11 +266,7 @@ arrow::Result<bool> UnitSettler::AfterRound(const RowKeyIndex& index) {
     }
     next_ = end;
   }
-  // Row groups settled already at the front count as read: reading resumes
-  // past them (WantsRound).
-  while (next_ < units && settled(next_)) {
-    read_rows_ += source_->units[static_cast<size_t>(next_++)].rows;
-  }
+  SkipSettled();
   if (done_ || (kept_.empty() && next_ == units)) {
     done_ = true;
     kept_.clear();

@@ -131,6 +131,9 @@ class UnitSettler {
   arrow::Status LookUpBatch(const RowKeyIndex& index, const std::string_view* values, int64_t n,
                             Kept* kept, UnitKeys* missing, Walk* walk) const;
   void Settle(const Kept& kept);
+  // Row groups settled already at the front count as read: reading resumes
+  // past them (and WantsRound weighs from there).
+  void SkipSettled();
 
   std::shared_ptr<arrow::fs::FileSystem> fs_;
   const Source* source_;
