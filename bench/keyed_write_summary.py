@@ -36,7 +36,7 @@ def cell(key):
 engines = ["thund", "thund_hash", "duckdb", "copy_floor", "daft"]
 print("| rows | files | target holds | " + " | ".join(engines) + " | thund vs duckdb |")
 print("|---" * (len(engines) + 4) + "|")
-order = {"all": 0, "half_first": 1, "half_even": 2}
+order = {"all": 0, "half_first": 1, "half_even": 2, "all_rewritten": 3, "half_rewritten": 4}
 for rows, files, scenario in sorted({k[:3] for k in runs}, key=lambda k: (k[0], k[1], order[k[2]])):
     cells = [cell((rows, files, scenario, e)) for e in engines]
     th = runs.get((rows, files, scenario, "thund"), [])

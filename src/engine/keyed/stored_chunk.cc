@@ -76,9 +76,12 @@ arrow::Result<bool> SameStoredBytes(arrow::fs::FileSystem& fs, const std::string
                                     const StoredChunk& a, const std::string& b_path,
                                     const StoredChunk& b) {
   if (a.length != b.length) return false;
-  if (fs.type_name() == "local") {
-    // Mapped, the bytes are compared where the page cache holds them: reading
-    // them would copy both chunks first (a second per 3 GB on the VM).
+  // Big local chunks are mapped and compared where the page cache holds them:
+  // reading would copy both first (~a second per 3 GB on the benchmark VM).
+  // Small ones are read: a mapping costs more than the copy (mmap and munmap
+  // serialize the threads, and each munmap interrupts the other CPUs).
+  constexpr int64_t kMapBytes = int64_t{8} << 20;
+  if (fs.type_name() == "local" && a.length >= kMapBytes) {
     ARROW_ASSIGN_OR_RAISE(auto a_map,
                           arrow::io::MemoryMappedFile::Open(a_path, arrow::io::FileMode::READ));
     ARROW_ASSIGN_OR_RAISE(auto b_map,
@@ -95,8 +98,9 @@ arrow::Result<bool> SameStoredBytes(arrow::fs::FileSystem& fs, const std::string
   ARROW_ASSIGN_OR_RAISE(auto a_file, fs.OpenInputFile(a_path));
   ARROW_ASSIGN_OR_RAISE(auto b_file, fs.OpenInputFile(b_path));
   constexpr int64_t kPiece = int64_t{1} << 20;
-  std::vector<uint8_t> a_bytes(static_cast<size_t>(std::min(a.length, kPiece)));
-  std::vector<uint8_t> b_bytes(a_bytes.size());
+  // Reused by the thread's later comparisons (a fresh buffer of this size
+  // would be mapped and unmapped by malloc every time).
+  thread_local std::vector<uint8_t> a_bytes(kPiece), b_bytes(kPiece);
   for (int64_t at = 0; at < a.length; at += kPiece) {
     const int64_t n = std::min(kPiece, a.length - at);
     ARROW_ASSIGN_OR_RAISE(int64_t got_a, a_file->ReadAt(a.offset + at, n, a_bytes.data()));
