@@ -68,6 +68,8 @@ arrow::Status UnitSettler::SettleTwins(
     StoredChunk chunk;
   };
   std::unordered_multimap<std::string, TargetChunk> by_form;
+  target_rows_ = 0;
+  for (const auto& reader : target_readers) target_rows_ += reader ? reader->num_rows() : 0;
   for (size_t f = 0; f < target_files.size() && f < target_readers.size(); ++f) {
     const DataFileReader* reader = target_readers[f].get();
     const auto footer = reader != nullptr ? reader->parquet_footer() : nullptr;
@@ -267,7 +269,10 @@ arrow::Result<bool> UnitSettler::AfterRound(const RowKeyIndex& index) {
     next_ = end;
   }
   SkipSettled();
-  if (done_ || (kept_.empty() && next_ == units)) {
+  // Nothing kept, and the source read so far already covers every target
+  // row: no later round can settle anything (the rest loads in one go).
+  const bool covered = target_rows_ >= 0 && read_rows_ >= target_rows_;
+  if (done_ || (kept_.empty() && (next_ == units || covered))) {
     done_ = true;
     kept_.clear();
   }

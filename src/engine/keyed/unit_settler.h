@@ -152,6 +152,7 @@ class UnitSettler {
   int64_t settled_units_ = 0;
   int64_t settled_rows_ = 0;
   int64_t twin_units_ = 0;
+  int64_t target_rows_ = -1;  // all the target's rows (SettleTwins); -1: unknown
 };
 
 }  // namespace thund::engine::keyed
