@@ -69,9 +69,9 @@ arrow::Status CopyInKernel(int in, int64_t size, const std::string& from, const 
 }
 
 // Copies local file `from` to `path` through a temporary renamed into place
-// (like WriteFileAtomically): big files by CopyDirect, others by
-// CopyInKernel. On failure nothing is left behind (NotImplemented when neither way works
-// here: the caller streams the bytes instead).
+// (like WriteFileAtomically): big files by CopyDirect, others by CopyInKernel.
+// On failure nothing is left behind (the caller then streams the bytes
+// through the filesystem instead, and reports the error as Arrow words it).
 arrow::Status CopyLocalFileAtomically(const std::string& from, const std::string& path) {
   const int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
   if (in < 0) return IoError("cannot open", from);

@@ -130,9 +130,10 @@ bool Joinable(const parquet::FileMetaData& a, const parquet::FileMetaData& b) {
 arrow::Status UnitWriter::PassThrough(int file, int64_t rows) {
   ++files_passed_through_;
   const auto& footer = source_->footers[static_cast<size_t>(file)];
-  const bool fits = !joining_.empty() && footer != nullptr &&
-                    joining_rows_ + rows <= writer_->rows_per_file() &&
-                    Joinable(*source_->footers[static_cast<size_t>(joining_[0])], *footer);
+  const auto& first =
+      joining_.empty() ? footer : source_->footers[static_cast<size_t>(joining_[0])];
+  const bool fits = !joining_.empty() && footer != nullptr && first != nullptr &&
+                    joining_rows_ + rows <= writer_->rows_per_file() && Joinable(*first, *footer);
   if (!fits) ARROW_RETURN_NOT_OK(FlushJoining());
   joining_.push_back(file);
   joining_rows_ += rows;
