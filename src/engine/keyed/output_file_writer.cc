@@ -31,6 +31,17 @@ arrow::Status IoError(const char* what, const std::string& file) {
   return arrow::Status::IOError(what, " '", file, "': ", std::strerror(errno));
 }
 
+// The last step of writing `path` through the temporary `tmp`: renamed into
+// place when `written` is OK, else removed. Returns what went wrong first.
+arrow::Status RenameIntoPlace(arrow::Status written, const std::string& tmp,
+                              const std::string& path) {
+  if (written.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) {
+    written = IoError("cannot rename", tmp);
+  }
+  if (!written.ok()) ::unlink(tmp.c_str());
+  return written;
+}
+
 // Files at least this big are copied by a DirectFile (no page cache).
 constexpr int64_t kDirectCopyBytes = int64_t{1} << 20;
 
@@ -85,11 +96,7 @@ arrow::Status CopyLocalFileAtomically(const std::string& from, const std::string
   arrow::Status status = st.st_size >= kDirectCopyBytes ? CopyDirect(in, st.st_size, from, tmp)
                                                         : CopyInKernel(in, st.st_size, from, tmp);
   ::close(in);
-  if (status.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) {
-    status = IoError("cannot rename", tmp);
-  }
-  if (!status.ok()) ::unlink(tmp.c_str());
-  return status;
+  return RenameIntoPlace(status, tmp, path);
 }
 
 // Joins the local Parquet files `sources` into `path` (WriteJoinedParquet)
@@ -101,12 +108,7 @@ arrow::Status JoinLocalFilesAtomically(arrow::fs::FileSystem& fs,
   ARROW_ASSIGN_OR_RAISE(auto out, DirectFile::Create(tmp));
   arrow::Status status = WriteJoinedParquet(fs, sources, out.get());
   const arrow::Status closed = out->Close();
-  if (status.ok()) status = closed;
-  if (status.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) {
-    status = IoError("cannot rename", tmp);
-  }
-  if (!status.ok()) ::unlink(tmp.c_str());
-  return status;
+  return RenameIntoPlace(status.ok() ? closed : status, tmp, path);
 }
 
 // A JoinSink over an output stream (other filesystems than local).

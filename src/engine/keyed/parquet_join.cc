@@ -190,7 +190,7 @@ bool SameFields(const Footer& a, const Footer& b) {
 
 }  // namespace
 
-arrow::Result<std::string> JoinFooters(const std::vector<JoinPart>& parts) {
+arrow::Result<JoinedFooter> JoinFooters(const std::vector<JoinPart>& parts) {
   if (parts.empty()) return arrow::Status::Invalid("no files to join");
   std::vector<Footer> footers;
   int64_t rows = 0, groups = 0;
@@ -234,7 +234,7 @@ arrow::Result<std::string> JoinFooters(const std::vector<JoinPart>& parts) {
     ARROW_RETURN_NOT_OK(row_groups());
   }
   w.EndStruct();
-  return w.Take();
+  return JoinedFooter{w.Take(), rows, groups};
 }
 
 arrow::Status WriteJoinedParquet(arrow::fs::FileSystem& fs, const std::vector<std::string>& sources,
@@ -274,18 +274,11 @@ arrow::Status WriteJoinedParquet(arrow::fs::FileSystem& fs, const std::vector<st
     joining.push_back(JoinPart{p.footer, at - 4});
     at += p.pages;
   }
-  ARROW_ASSIGN_OR_RAISE(std::string footer, JoinFooters(joining));
-  // What readers will parse: the joined counts must be there.
-  int64_t rows = 0, groups = 0;
-  for (const Part& p : parts) {
-    try {
-      auto m = parquet::FileMetaData::Make(p.footer.data(), static_cast<int64_t>(p.footer.size()));
-      rows += m->num_rows();
-      groups += m->num_row_groups();
-    } catch (const parquet::ParquetException& e) {
-      return arrow::Status::Invalid("footer of a file to join: ", e.what());
-    }
-  }
+  ARROW_ASSIGN_OR_RAISE(JoinedFooter joined_footer, JoinFooters(joining));
+  const std::string& footer = joined_footer.bytes;
+  const int64_t rows = joined_footer.rows, groups = joined_footer.row_groups;
+  // What readers will parse (Arrow's reader, not ours): the joined counts
+  // must be there.
   try {
     auto joined = parquet::FileMetaData::Make(footer.data(), static_cast<int64_t>(footer.size()));
     if (joined->num_rows() != rows || joined->num_row_groups() != groups) {

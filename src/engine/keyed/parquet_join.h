@@ -33,10 +33,16 @@ struct JoinPart {
   int64_t shift = 0;        // how far its pages move: new offset - old offset
 };
 
-// The serialized FileMetaData of one file holding `parts`' row groups in
-// order (row counts summed, row groups renumbered). Invalid for a malformed
-// footer; NotImplemented when the parts cannot be joined (see above).
-arrow::Result<std::string> JoinFooters(const std::vector<JoinPart>& parts);
+struct JoinedFooter {
+  std::string bytes;       // the serialized FileMetaData
+  int64_t rows = 0;        // the parts' rows, summed
+  int64_t row_groups = 0;  // and row groups
+};
+
+// The FileMetaData of one file holding `parts`' row groups in order (row
+// counts summed, row groups renumbered). Invalid for a malformed footer;
+// NotImplemented when the parts cannot be joined (see above).
+arrow::Result<JoinedFooter> JoinFooters(const std::vector<JoinPart>& parts);
 
 // Where WriteJoinedParquet puts the joined file's bytes, in order.
 class JoinSink {

@@ -29,11 +29,6 @@ inline int64_t NextCandidate(const ShardT& s, uint64_t hash, uint64_t tag, int64
   return NextTagged<kRowBits>(s.slots.data(), s.gmask, hash & s.gmask, tag, after);
 }
 
-}  // namespace
-
-// One shard of a table: probed by groups of slots (slot_groups.h), never
-// rehashed. Entries past `limit` (a shard far above its expected share, which
-// presizing makes vanishingly rare) go to `overflow`.
 // The Bloom filter's bit in word `i` of a key's block, from the key's
 // second hash word (odd multipliers spread it over the top 6 bits).
 inline uint64_t FilterBit(uint64_t w0, int i) {
@@ -43,6 +38,11 @@ inline uint64_t FilterBit(uint64_t w0, int i) {
   return uint64_t{1} << ((w0 * kSalts[i]) >> 58);
 }
 
+}  // namespace
+
+// One shard of a table: probed by groups of slots (slot_groups.h), never
+// rehashed. Entries past `limit` (a shard far above its expected share, which
+// presizing makes vanishingly rare) go to `overflow`.
 struct RowKeyIndex::Shard {
   std::mutex mu;  // held while Build adds rows
   ZeroedArray<uint64_t> slots;
@@ -55,11 +55,13 @@ struct RowKeyIndex::Shard {
   ZeroedArray<uint64_t> filter;
   uint64_t filter_blocks = 0;
 
-  const uint64_t* Block(uint64_t hash) const {
-    return &filter[(((hash & 0xffffffffu) * filter_blocks) >> 32) * kGroupSlots];
+  // The filter block of a key with this hash.
+  size_t BlockAt(uint64_t hash) const {
+    return (((hash & 0xffffffffu) * filter_blocks) >> 32) * kGroupSlots;
   }
+  const uint64_t* Block(uint64_t hash) const { return &filter[BlockAt(hash)]; }
   void Mark(uint64_t hash, uint64_t w0) {
-    uint64_t* block = const_cast<uint64_t*>(Block(hash));
+    uint64_t* block = &filter[BlockAt(hash)];
     for (int i = 0; i < 8; ++i) block[i] |= FilterBit(w0, i);
   }
   bool MayHold(uint64_t hash, uint64_t w0) const {
@@ -326,7 +328,7 @@ arrow::Result<std::unique_ptr<RowKeyIndex>> RowKeyIndex::Build(
     }));
     index->size_ = read.load() - nulls.load();
     index->tables_.back()->size = index->size_;
-    index->loaded_rows_ = end < n_units ? index->units_[end].first_row : rows;
+    index->loaded_rows_ = end_rows;
     next = end;
     if (!keep) continue;
     index->cache_->Trim(kept_bytes.load());  // this round's keys stay
@@ -446,17 +448,18 @@ int64_t RowKeyIndex::MayHold(const Table& table, const EncodedKeys& keys,
     return count;
   }
   constexpr int64_t kAhead = 32;
+  int64_t filtered = 0;  // keys looked up (not NULL); less `count`: answered by the filter
   for (int64_t i = 0; i < n + kAhead; ++i) {
     if (i < n) __builtin_prefetch(table.ptrs[ShardOf(keys.hash[i], shards)]->Block(keys.hash[i]));
     const int64_t k = i - kAhead;
     if (k < 0) continue;
     const Shard& s = *table.ptrs[ShardOf(keys.hash[k], shards)];
+    const int64_t live = keys.is_null[k] == 0;
     out[count] = k;
-    count += (keys.is_null[k] == 0) & s.MayHold(keys.hash[k], keys.w0[k]);
+    count += live & s.MayHold(keys.hash[k], keys.w0[k]);
+    filtered += live;
   }
-  int64_t live = 0;
-  for (int64_t k = 0; k < n; ++k) live += keys.is_null[k] == 0;
-  lookups_filtered_ += live - count;
+  lookups_filtered_ += filtered - count;
   return count;
 }
 
@@ -491,7 +494,6 @@ void RowKeyIndex::FirstCandidates(const Table& table, const EncodedKeys& keys, c
     const uint64_t* group = v.Home(keys.hash[k]);
     const GroupBits bits = Scan(group, TagOf(keys.w0[k]));
     const unsigned j = FirstSlot(bits.tags) & (kGroupSlots - 1);  // slot 0 when none
-    const int64_t live = 1;                                       // (`which` holds no NULL key)
     const int64_t slot = (group - v.slots) + j;
     // A full home group without a candidate: the key's entries go on in the
     // next group, scanned after this loop. Start loading that now, while the
@@ -500,9 +502,9 @@ void RowKeyIndex::FirstCandidates(const Table& table, const EncodedKeys& keys, c
     const uint64_t next = ((group - v.slots) / kGroupSlots + 1) & v.gmask;
     __builtin_prefetch(bits.empty == 0 && bits.tags == 0 ? v.slots + next * kGroupSlots : group);
     found[nfound] = Candidate{k, 0, slot, RowOf(group[j])};
-    nfound += live & (bits.tags != 0);
+    nfound += bits.tags != 0;  // (`which` holds no NULL key)
     rest[nrest] = k;
-    nrest += live & (bits.tags == 0) & (bits.empty == 0);
+    nrest += (bits.tags == 0) & (bits.empty == 0);
   }
   out->resize(static_cast<size_t>(nfound));
   if (nrest > 0) lookups_past_home_ += nrest;

@@ -103,10 +103,8 @@ arrow::Status UnitSettler::SettleTwins(
   }));
   for (size_t i = 0; i < twin.size(); ++i) {
     if (!twin[i]) continue;
-    settled_[i] = 1;
-    ++settled_units_;
+    Settle(static_cast<int64_t>(i));
     ++twin_units_;
-    settled_rows_ += source_->units[i].rows;
   }
   SkipSettled();
   return arrow::Status::OK();
@@ -203,11 +201,11 @@ bool UnitSettler::WantsRound(int64_t rows_loaded_after) const {
   return !done_ && (!kept_.empty() || read_rows_ < rows_loaded_after);
 }
 
-void UnitSettler::Settle(const Kept& kept) {
-  settled_[static_cast<size_t>(kept.unit)] = 1;
+void UnitSettler::Settle(int64_t unit) {
+  settled_[static_cast<size_t>(unit)] = 1;
   dropped_rows_ = 0;
   ++settled_units_;
-  settled_rows_ += source_->units[static_cast<size_t>(kept.unit)].rows;
+  settled_rows_ += source_->units[static_cast<size_t>(unit)].rows;
 }
 
 arrow::Result<bool> UnitSettler::AfterRound(const RowKeyIndex& index) {
@@ -224,7 +222,7 @@ arrow::Result<bool> UnitSettler::AfterRound(const RowKeyIndex& index) {
   for (Kept& k : kept_) {
     if (k.failed) continue;
     if (k.missing.rows() == 0) {
-      Settle(k);
+      Settle(k.unit);
     } else if (k.gained == 0 || ++k.rounds_kept >= kMaxRoundsKept) {
       // A round brought it nothing (its missing keys are likely new), or its
       // matches are spread over the target: left to the streaming write.
@@ -261,7 +259,7 @@ arrow::Result<bool> UnitSettler::AfterRound(const RowKeyIndex& index) {
     for (Kept& k : step) {
       if (k.has_null || k.failed) continue;  // left to the streaming write
       if (k.missing.rows() == 0) {
-        Settle(k);
+        Settle(k.unit);
       } else {
         kept_.push_back(std::move(k));
       }

@@ -130,7 +130,7 @@ class UnitSettler {
   // was found.
   arrow::Status LookUpBatch(const RowKeyIndex& index, const std::string_view* values, int64_t n,
                             Kept* kept, UnitKeys* missing, Walk* walk) const;
-  void Settle(const Kept& kept);
+  void Settle(int64_t unit);
   // Row groups settled already at the front count as read: reading resumes
   // past them (and WantsRound weighs from there).
   void SkipSettled();
