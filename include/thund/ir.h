@@ -352,9 +352,4 @@ struct Pipeline {
   std::string ToString() const;
 };
 
-// True when `flow` runs as a stream: it has a streaming source, reads a
-// dataset as a stream (FROM STREAM(x), see ReadsStream in sql_dialect.h),
-// has streaming knobs or CDC, or its target is a streaming table.
-bool IsStreamingFlow(const Pipeline& p, const Flow& flow);
-
 }  // namespace thund

@@ -21,6 +21,10 @@ arrow::Result<std::string> SparkToDuckDb(std::string_view spark_sql);
 // FROM STREAM x / STREAM read_...(...)): SDP's mark of a streaming flow.
 bool ReadsStream(std::string_view spark_sql);
 
+// Lower-cased names of the relations the query reads as streams (STREAM(x),
+// STREAM x), in order of appearance.
+std::vector<std::string> StreamReads(std::string_view spark_sql);
+
 // One entry of the table of Spark functions SparkToDuckDb rewrites (the
 // reference table in docs/sql.md is checked against it).
 struct SparkFunctionMapping {

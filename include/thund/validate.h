@@ -73,6 +73,11 @@ Diagnostics Validate(const Pipeline& p);
 // cycle. Pointers point into `p.flows`.
 arrow::Result<std::vector<const Flow*>> TopoOrder(const Pipeline& p);
 
+// True when `flow` runs as a stream: it has a streaming source, reads a
+// dataset as a stream (FROM STREAM(x), see ReadsStream in sql_dialect.h),
+// has streaming knobs or CDC, or its target is a streaming table.
+bool IsStreamingFlow(const Pipeline& p, const Flow& flow);
+
 // The capabilities a backend needs to run `flow`. Sorted, no duplicates.
 // The vocabulary:
 //   "batch-sql"              a SQL flow that is not streaming

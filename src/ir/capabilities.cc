@@ -2,13 +2,13 @@
 // vocabulary is documented in thund/validate.h.
 #include <set>
 
-#include "thund/validate.h"
+#include "ir/validate_internal.h"
 
-namespace thund {
+namespace thund::internal {
 
-std::vector<std::string> RequiredCapabilities(const Pipeline& p, const Flow& flow) {
+std::vector<std::string> RequiredCapabilitiesGiven(const Pipeline& p, const Flow& flow,
+                                                   bool streaming) {
   std::set<std::string> caps;
-  const bool streaming = IsStreamingFlow(p, flow);
   if (streaming) caps.insert("streaming");
   if (!flow.sql.empty() && !streaming) caps.insert("batch-sql");
   if (!flow.sql.empty() && streaming) caps.insert("streaming-sql");
@@ -42,4 +42,4 @@ std::vector<std::string> RequiredCapabilities(const Pipeline& p, const Flow& flo
   return {caps.begin(), caps.end()};
 }
 
-}  // namespace thund
+}  // namespace thund::internal

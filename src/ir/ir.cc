@@ -1,6 +1,6 @@
 // Names, equality and print forms of the IR value types.
 #include "thund/ir.h"
-#include "thund/sql_dialect.h"
+#include "ir/validate_internal.h"
 
 #include <algorithm>
 #include <sstream>
@@ -331,10 +331,10 @@ std::string Pipeline::ToString() const {
   return out.str();
 }
 
-bool IsStreamingFlow(const Pipeline& p, const Flow& flow) {
+bool internal::IsStreamingFlowGiven(const Pipeline& p, const Flow& flow, bool reads_stream) {
   if (flow.streaming || flow.cdc) return true;
   if (flow.source && IsStreamingSource(*flow.source)) return true;
-  if (!flow.sql.empty() && ReadsStream(flow.sql)) return true;
+  if (!flow.sql.empty() && reads_stream) return true;
   const Dataset* target = p.FindDataset(flow.target);
   return target && target->kind == DatasetKind::kStreamingTable;
 }

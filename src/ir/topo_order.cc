@@ -3,11 +3,11 @@
 #include <set>
 
 #include "ir/validate_internal.h"
-#include "thund/validate.h"
 
-namespace thund {
+namespace thund::internal {
 
-arrow::Result<std::vector<const Flow*>> TopoOrder(const Pipeline& p) {
+arrow::Result<std::vector<const Flow*>> TopoOrderGiven(
+    const Pipeline& p, const std::vector<std::vector<std::string>>& flow_inputs) {
   const size_t n = p.flows.size();
   std::map<std::string, std::vector<size_t>> writers;  // dataset -> flows writing it
   for (size_t i = 0; i < n; ++i) writers[p.flows[i].target].push_back(i);
@@ -16,12 +16,8 @@ arrow::Result<std::vector<const Flow*>> TopoOrder(const Pipeline& p) {
   std::vector<std::set<size_t>> succ(n);
   std::vector<size_t> indegree(n, 0);
   for (size_t g = 0; g < n; ++g) {
-    auto inputs = FlowInputs(p, p.flows[g]);
-    if (!inputs.ok()) {
-      return inputs.status().WithMessage("flow '", p.flows[g].name,
-                                         "': ", inputs.status().message());
-    }
-    for (const auto& in : *inputs) {
+    if (g >= flow_inputs.size()) break;
+    for (const auto& in : flow_inputs[g]) {
       auto it = writers.find(in);
       if (it == writers.end()) continue;
       for (size_t f : it->second) {
@@ -56,10 +52,10 @@ arrow::Result<std::vector<const Flow*>> TopoOrder(const Pipeline& p) {
     }
   }
   std::vector<std::string> cycles;
-  for (const auto& c : internal::FindCycles(edges)) cycles.push_back(c.ToString());
+  for (const auto& c : FindCycles(edges)) cycles.push_back(c.ToString());
   return arrow::Status::Invalid("the flows form a cycle, so they have no execution order: ",
-                                internal::JoinNames(cycles, "; "),
+                                JoinNames(cycles, "; "),
                                 " (each flow writes a dataset that the next one reads)");
 }
 
-}  // namespace thund
+}  // namespace thund::internal

@@ -4,28 +4,17 @@
 
 #include <algorithm>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <set>
 
-#include "ir/duckdb_parser.h"
 #include "ir/validate_internal.h"
-#include "thund/sql_dialect.h"
 
 namespace thund::internal {
 namespace {
 
 bool IsBlank(const std::string& s) { return s.find_first_not_of(" \t\r\n") == std::string::npos; }
 
-// The predicate parsed as the WHERE clause of a query over a dummy table.
-arrow::Status ParsePredicate(const std::string& predicate) {
-  ARROW_ASSIGN_OR_RAISE(std::string duck, SparkToDuckDb(predicate));
-  static const std::string kPrefix = "SELECT 1 FROM t WHERE (";
-  ARROW_ASSIGN_OR_RAISE(auto statements, ParseSqlToJson(kPrefix + duck + "\n)", kPrefix.size()));
-  if (statements.size() != 1) return arrow::Status::Invalid("not a single boolean expression");
-  return arrow::Status::OK();
-}
-
-void CheckExpectations(const Pipeline& p, size_t i, Diagnostics* out) {
+void CheckExpectations(const ValidateContext& ctx, size_t i, Diagnostics* out) {
+  const Pipeline& p = ctx.p;
   const Dataset& d = p.datasets[i];
   std::map<std::string, size_t> seen;
   for (size_t k = 0; k < d.expectations.size(); ++k) {
@@ -49,7 +38,7 @@ void CheckExpectations(const Pipeline& p, size_t i, Diagnostics* out) {
       diag("expectation-predicate", "predicate",
            "expectation " + Quote(e.name) + " on " + Quote(d.name) + " has an empty predicate",
            "write the SQL condition every valid row meets, e.g. id IS NOT NULL");
-    } else if (auto st = ParsePredicate(e.predicate); !st.ok()) {
+    } else if (const arrow::Status& st = ctx.PredicateStatus(i, k); !st.ok()) {
       diag("expectation-predicate", "predicate",
            "the predicate of expectation " + Quote(e.name) + " on " + Quote(d.name) +
                " does not parse: " + st.message(),
@@ -183,7 +172,7 @@ void CheckWritten(const ValidateContext& ctx, size_t i, Diagnostics* out) {
 void CheckDatasets(const ValidateContext& ctx, Diagnostics* out) {
   for (size_t i = 0; i < ctx.p.datasets.size(); ++i) {
     CheckWritten(ctx, i, out);
-    CheckExpectations(ctx.p, i, out);
+    CheckExpectations(ctx, i, out);
     CheckKeyedWrite(ctx.p, i, out);
     CheckStorage(ctx.p, i, out);
   }

@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <limits>
 #include <map>
-#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,31 +24,19 @@ namespace thund::internal {
 struct TableRef {
   std::vector<std::string> parts;
   uint64_t position = std::numeric_limits<uint64_t>::max();
+  int line = 0, column = 0;  // where it is written in the flow's SQL (0: unknown)
 
   std::string Joined() const;  // "db.t"
 };
 
+// What the SQL frontend (src/sql/) found in one flow's query. The IR rules
+// read these facts; they never look at SQL text themselves.
 struct SqlFacts {
   std::vector<TableRef> inputs;  // deduplicated (case-insensitively), first-seen order
   bool aggregates = false;       // the row path of the query groups or aggregates
+  bool windowed = false;         // that aggregation groups by a time window of the query
+  bool reads_stream = false;     // FROM STREAM(x) or a streaming source function
 };
-
-// SparkToDuckDb + DuckDB's parser + the tree walks below. Invalid when the
-// text does not parse or is not exactly one SELECT query.
-arrow::Result<SqlFacts> AnalyzeSql(const std::string& sql);
-
-// True when the query node (a statement's "node") aggregates on its row path:
-// GROUP BY / GROUP BY ALL / grouping sets, an aggregate function in the select
-// list or HAVING, or PIVOT — in the top query, its set-operation branches,
-// FROM-clause subqueries and joins, and the CTEs those read. Aggregates inside
-// expression subqueries (WHERE x IN (SELECT max ...)) and window functions
-// do not count.
-bool HasAggregation(const nlohmann::ordered_json& query_node);
-
-// True when an expression tree (one select-list entry, a HAVING clause, ...)
-// calls an aggregate function, not counting aggregates inside expression
-// subqueries. Window functions over aggregates count (they contain one).
-bool ExpressionHasAggregate(const nlohmann::ordered_json& expression);
 
 // The pipeline-relative name of `ref`: a qualifier equal to the pipeline's
 // database (optionally preceded by its catalog) or "live" is dropped; a bare
@@ -69,16 +56,41 @@ struct FlowFacts {
   arrow::Status parse_status;         // OK unless has_sql and the SQL is bad
   std::vector<ResolvedInput> inputs;  // resolved, deduplicated, first-seen order
   bool aggregates = false;
+  bool windowed = false;
+  bool reads_stream = false;
+};
+
+// Everything the rules need that comes from SQL, computed by the frontend.
+struct PipelineFacts {
+  std::vector<arrow::Result<SqlFacts>> flows;  // parallel to p.flows (OK/empty w/o SQL)
+  // Per dataset, per expectation: does the predicate parse as one expression.
+  std::vector<std::vector<arrow::Status>> predicates;
 };
 
 struct ValidateContext {
   const Pipeline& p;
   std::map<std::string, size_t, std::less<>> dataset_index;  // first occurrence
   std::vector<FlowFacts> flows;                              // parallel to p.flows
+  std::vector<std::vector<arrow::Status>> predicates;        // parallel to p.datasets
 
-  explicit ValidateContext(const Pipeline& pipeline);
+  ValidateContext(const Pipeline& pipeline, PipelineFacts facts);
   const Dataset* Find(std::string_view name) const;
+  const arrow::Status& PredicateStatus(size_t dataset, size_t expectation) const;
 };
+
+// Every rule group over `ctx`: errors first (in rule order), then warnings.
+Diagnostics RunRules(const ValidateContext& ctx);
+
+// IsStreamingFlow (validate.h) given whether the flow's SQL reads a stream.
+bool IsStreamingFlowGiven(const Pipeline& p, const Flow& flow, bool reads_stream);
+
+// TopoOrder (validate.h) given each flow's resolved inputs (parallel to p.flows).
+arrow::Result<std::vector<const Flow*>> TopoOrderGiven(
+    const Pipeline& p, const std::vector<std::vector<std::string>>& inputs);
+
+// RequiredCapabilities (validate.h) given whether the flow is streaming.
+std::vector<std::string> RequiredCapabilitiesGiven(const Pipeline& p, const Flow& flow,
+                                                   bool streaming);
 
 // --------------------------------------------------------- rule groups ----
 // Each appends its findings to `out`; all run on every pipeline.

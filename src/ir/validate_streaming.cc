@@ -226,14 +226,16 @@ void CheckStreaming(const ValidateContext& ctx, Diagnostics* out) {
     // Spark's rule: an aggregation emitted in append mode needs a window and
     // a watermark, or no row would ever be final.
     const bool streaming_target = target && AcceptsStreaming(target->kind);
-    if (streaming_target && IsStreamingFlow(p, f) && !f.cdc && ctx.flows[i].has_sql &&
+    if (streaming_target && IsStreamingFlowGiven(p, f, ctx.flows[i].reads_stream) && !f.cdc &&
+        ctx.flows[i].has_sql &&
         ctx.flows[i].parse_status.ok() && ctx.flows[i].aggregates) {
       StreamingSpec s = f.streaming.value_or(StreamingSpec{});
-      if (s.output_mode == OutputMode::kAppend && !(s.window && s.watermark)) {
+      const bool windowed = s.window || ctx.flows[i].windowed;
+      if (s.output_mode == OutputMode::kAppend && !(windowed && s.watermark)) {
         out->push_back(FlowDiag(
             p, i, Severity::kError, "append-aggregation", "streaming.output_mode",
             "flow " + Quote(f.name) + " aggregates in append output mode without " +
-                (s.window      ? "a watermark"
+                (windowed      ? "a watermark"
                  : s.watermark ? "a window"
                                : "a window and a watermark") +
                 ", so no aggregate row is ever final",

@@ -6,18 +6,24 @@
 
 namespace thund::internal {
 
-ValidateContext::ValidateContext(const Pipeline& pipeline) : p(pipeline) {
+ValidateContext::ValidateContext(const Pipeline& pipeline, PipelineFacts given)
+    : p(pipeline), predicates(std::move(given.predicates)) {
   for (size_t i = 0; i < p.datasets.size(); ++i) dataset_index.emplace(p.datasets[i].name, i);
+  predicates.resize(p.datasets.size());
+  given.flows.resize(p.flows.size(), SqlFacts{});
   flows.reserve(p.flows.size());
-  for (const auto& f : p.flows) {
+  for (size_t fi = 0; fi < p.flows.size(); ++fi) {
+    const Flow& f = p.flows[fi];
     FlowFacts facts;
     facts.has_sql = !f.sql.empty();
     if (facts.has_sql) {
-      auto analyzed = AnalyzeSql(f.sql);
+      const auto& analyzed = given.flows[fi];
       if (!analyzed.ok()) {
         facts.parse_status = analyzed.status();
       } else {
         facts.aggregates = analyzed->aggregates;
+        facts.windowed = analyzed->windowed;
+        facts.reads_stream = analyzed->reads_stream;
         for (const auto& ref : analyzed->inputs) {
           ResolvedInput in = ResolveInput(p, ref);
           bool seen = std::any_of(facts.inputs.begin(), facts.inputs.end(),
@@ -28,6 +34,38 @@ ValidateContext::ValidateContext(const Pipeline& pipeline) : p(pipeline) {
     }
     flows.push_back(std::move(facts));
   }
+}
+
+std::string TableRef::Joined() const { return JoinNames(parts, "."); }
+
+ResolvedInput ResolveInput(const Pipeline& p, const TableRef& ref) {
+  std::vector<std::string> parts = ref.parts;
+  auto same = [](const std::string& a, const std::string& b) { return Lower(a) == Lower(b); };
+  if (parts.size() == 2 &&
+      (same(parts[0], "live") || (!p.database.empty() && same(parts[0], p.database)))) {
+    parts.erase(parts.begin());
+  } else if (parts.size() == 3 && !p.database.empty() && same(parts[1], p.database) &&
+             (p.catalog.empty() || same(parts[0], p.catalog))) {
+    parts.erase(parts.begin(), parts.begin() + 2);
+  }
+  if (parts.size() != 1) return {JoinNames(parts, "."), true};
+  const std::string& name = parts[0];
+  if (p.FindDataset(name)) return {name, false};
+  const Dataset* match = nullptr;
+  for (const auto& d : p.datasets) {
+    if (same(d.name, name)) {
+      if (match && match->name != d.name) return {name, false};  // ambiguous
+      match = &d;
+    }
+  }
+  return {match ? match->name : name, false};
+}
+
+
+const arrow::Status& ValidateContext::PredicateStatus(size_t dataset, size_t expectation) const {
+  static const arrow::Status kOk = arrow::Status::OK();
+  if (dataset >= predicates.size() || expectation >= predicates[dataset].size()) return kOk;
+  return predicates[dataset][expectation];
 }
 
 const Dataset* ValidateContext::Find(std::string_view name) const {

@@ -15,6 +15,7 @@
 #include "engine/fs/fault_injection_fs.h"
 #include "engine/io/parquet_io.h"
 #include "thund/sql_pipeline.h"
+#include "thund/validate.h"
 
 namespace thund::native::testing {
 namespace {

@@ -2,7 +2,7 @@
 // watermark of a WATERMARK clause, the time window of window() /
 // session_window() / TUMBLE / HOP / SESSION, and whether it reads a STREAM.
 #include "authoring/sql/sql_internal.h"
-#include "ir/sql_dialect_internal.h"
+#include "sql/sql_dialect_internal.h"
 
 namespace thund::sqlp {
 namespace {

@@ -9,8 +9,8 @@
 
 #include <arrow/result.h>
 
-#include "ir/sql_lexer.h"
-#include "ir/sql_structure.h"
+#include "sql/sql_lexer.h"
+#include "sql/sql_structure.h"
 #include "thund/ir.h"
 
 namespace thund::sqlp {

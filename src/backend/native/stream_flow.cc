@@ -1,4 +1,5 @@
 #include "backend/native/stream_flow.h"
+#include "sql/sql_analysis.h"
 
 #include <arrow/array/builder_primitive.h>
 
@@ -189,7 +190,7 @@ arrow::Result<FlowShape> ShapeOf(const Pipeline& p, const Flow& flow) {
   if (flow.once) return FlowShape::kOnce;
   OutputMode mode = flow.streaming ? flow.streaming->output_mode : OutputMode::kAppend;
   if (mode == OutputMode::kComplete) return FlowShape::kComplete;
-  auto facts = internal::AnalyzeSql(flow.sql);
+  auto facts = sql::AnalyzeSql(flow.sql);
   if (!facts.ok()) return FlowError(flow, facts.status());
   if (!facts->aggregates) return FlowShape::kAppend;
   return mode == OutputMode::kUpdate ? FlowShape::kUpdate : FlowShape::kAppendWindowed;
@@ -294,7 +295,13 @@ arrow::Result<FlowStep> StepFlow(RunContext& ctx, DatasetStream& ds, FlowStream&
       if (!w_now || *w_now <= w_prev) break;
       Registered r_now(ctx, kNow);
       ARROW_RETURN_NOT_OK(r_now.Set(now));
-      auto end = engine::stream::FindWindowEnd(*now->schema());
+      // The window comes from the plan (the aggregate's grouping key), not
+      // from the output's column names.
+      std::optional<std::string> end;
+      if (auto root = sql::PlanQuery(flow.sql); root.ok()) {
+        end = engine::stream::PlanWindowEnd(**root);
+      }
+      if (!end) end = engine::stream::FindWindowEnd(*now->schema());
       std::shared_ptr<arrow::Table> delta;
       if (end) {
         ARROW_ASSIGN_OR_RAISE(

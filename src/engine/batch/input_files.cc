@@ -9,12 +9,10 @@
 #include <arrow/array.h>
 
 #include "engine/duckdb/sql_quote.h"
-#include "ir/duckdb_parser.h"
+#include "sql/sql_analysis.h"
 
 namespace thund::engine::batch {
 namespace {
-
-using Json = nlohmann::ordered_json;
 
 const std::set<std::string>& FileFunctions() {
   static const std::set<std::string> kNames = {
@@ -25,61 +23,18 @@ const std::set<std::string>& FileFunctions() {
   return kNames;
 }
 
-std::string Str(const Json& j, const char* key) {
-  if (!j.is_object()) return "";
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-const std::string* ConstantString(const Json& j) {
-  if (!j.is_object() || Str(j, "class") != "CONSTANT") return nullptr;
-  auto v = j.find("value");
-  if (v == j.end() || !v->is_object()) return nullptr;
-  auto is_null = v->find("is_null");
-  if (is_null != v->end() && is_null->is_boolean() && is_null->get<bool>()) return nullptr;
-  auto inner = v->find("value");
-  if (inner == v->end() || !inner->is_string()) return nullptr;
-  return &inner->get_ref<const std::string&>();
-}
-
-void Collect(const Json& j, std::vector<FileRead>* out) {
-  if (j.is_array()) {
-    for (const auto& v : j) Collect(v, out);
-    return;
-  }
-  if (!j.is_object()) return;
-  if (Str(j, "type") == "TABLE_FUNCTION" && !j.contains("class")) {
-    auto fn = j.find("function");
-    if (fn != j.end() && fn->is_object()) {
-      std::string name = Str(*fn, "function_name");
-      std::transform(name.begin(), name.end(), name.begin(), ::tolower);
-      auto children = fn->find("children");
-      if (FileFunctions().count(name) && children != fn->end() && children->is_array() &&
-          !children->empty()) {
-        const Json& first = (*children)[0];
-        size_t offset = fn->contains("query_location") && (*fn)["query_location"].is_number()
-                            ? (*fn)["query_location"].get<size_t>()
-                            : std::string::npos;
-        if (const std::string* s = ConstantString(first)) {
-          out->push_back({name, *s, offset});
-        } else if (Str(first, "function_name") == "list_value" &&
-                   first.contains("children")) {
-          for (const auto& item : first["children"]) {
-            if (const std::string* s = ConstantString(item)) out->push_back({name, *s, offset});
-          }
-        }
-      }
-    }
-  }
-  for (const auto& [key, value] : j.items()) Collect(value, out);
-}
-
 }  // namespace
 
 arrow::Result<std::vector<FileRead>> FileReadsInSql(const std::string& duckdb_sql) {
-  ARROW_ASSIGN_OR_RAISE(auto statements, internal::ParseSqlToJson(duckdb_sql));
+  ARROW_ASSIGN_OR_RAISE(plan::PlanPtr root, sql::PlanQuery(duckdb_sql));
   std::vector<FileRead> out;
-  Collect(statements, &out);
+  for (const plan::PlanNode* n : plan::Nodes(*root)) {
+    if (n->kind != plan::NodeKind::kScan || n->scan.kind != plan::ScanKind::kTableFunction ||
+        n->scan.name.empty() || !FileFunctions().count(n->scan.name[0])) {
+      continue;
+    }
+    for (const auto& f : n->scan.files) out.push_back({n->scan.name[0], f, std::string::npos});
+  }
   return out;
 }
 

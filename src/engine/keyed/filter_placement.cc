@@ -4,7 +4,7 @@
 
 #include "engine/keyed/key_spec.h"
 #include "engine/keyed/placement_tree.h"
-#include "ir/duckdb_parser.h"
+#include "sql/duckdb_parser.h"
 
 namespace thund::engine::keyed {
 namespace {

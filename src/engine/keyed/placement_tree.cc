@@ -5,7 +5,7 @@
 #include <optional>
 #include <set>
 
-#include "ir/duckdb_parser.h"
+#include "sql/duckdb_parser.h"
 
 namespace thund::engine::keyed::placement_internal {
 

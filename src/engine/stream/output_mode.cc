@@ -40,6 +40,70 @@ std::optional<std::string> FindWindowEnd(const arrow::Schema& schema) {
   return std::nullopt;
 }
 
+namespace {
+
+// Which part of the window an output expression is: "window" (the struct),
+// "start", "end", or "" (none).
+std::string WindowPart(const plan::Expr& e) {
+  using plan::ExprKind;
+  auto is_window_struct = [](const plan::Expr& x) {
+    if (x.kind == ExprKind::kColumn) {
+      const std::string n = internal::Lower(x.name);
+      return n == "window" || n == "session_window";
+    }
+    return x.kind == ExprKind::kFunction && x.name == "struct_pack" && x.args.size() == 2 &&
+           x.args[0].alias == "start" && x.args[1].alias == "end";
+  };
+  if (is_window_struct(e)) return "window";
+  if (e.kind == ExprKind::kColumn) {
+    const std::string n = internal::Lower(e.name);
+    if (n == "window_start") return "start";
+    if (n == "window_end") return "end";
+    if (!e.qualifier.empty()) {
+      const std::string q = internal::Lower(e.qualifier.back());
+      if ((q == "window" || q == "session_window") && (n == "start" || n == "end")) return n;
+    }
+  }
+  if (e.kind == ExprKind::kOperator && e.name == "struct_extract" && e.args.size() == 2 &&
+      is_window_struct(e.args[0])) {
+    const std::string field = internal::Lower(e.args[1].sql);
+    if (field == "'start'") return "start";
+    if (field == "'end'") return "end";
+  }
+  if (e.kind == ExprKind::kFunction && e.name == "struct_extract" && e.args.size() == 2 &&
+      is_window_struct(e.args[0])) {
+    const std::string field = internal::Lower(e.args[1].sql);
+    if (field == "'start'") return "start";
+    if (field == "'end'") return "end";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::optional<std::string> PlanWindowEnd(const plan::PlanNode& root) {
+  const plan::PlanNode* agg = plan::RowPathAggregate(root);
+  if (!agg || agg->kind != plan::NodeKind::kAggregate) return std::nullopt;
+  const plan::PlanNode* window = plan::AggregateWindow(*agg);
+  if (!window) return std::nullopt;
+  // The SELECT list over the aggregate: the first projection on the row path.
+  const plan::PlanNode* n = &root;
+  while (n && n->kind != plan::NodeKind::kProject && !n->inputs.empty()) n = n->input();
+  if (!n || n->kind != plan::NodeKind::kProject) return std::nullopt;
+  std::optional<std::string> from_start;
+  for (const auto& e : n->exprs) {
+    const std::string part = WindowPart(e);
+    const std::string name = QuoteIdentifier(e.OutputName());
+    if (part == "window") return "struct_extract(" + name + ", 'end')";
+    if (part == "end") return name;
+    if (part == "start" && !from_start && window->window.shape != plan::WindowShape::kSession) {
+      from_start = "(" + name + " + to_microseconds(" + std::to_string(window->window.size_us) +
+                   "))";
+    }
+  }
+  return from_start;
+}
+
 std::string WindowedAppendDeltaSql(const std::string& result, const std::string& window_end,
                                    int64_t w_prev, int64_t w_now) {
   if (w_now <= w_prev) return Empty(result);

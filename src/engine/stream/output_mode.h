@@ -39,6 +39,8 @@
 #include <arrow/result.h>
 #include <arrow/type_fwd.h>
 
+#include "thund/plan.h"
+
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -62,6 +64,14 @@ std::string AppendDeltaSql(const std::string& result, const std::string& previou
 // case-insensitively, the first kind found in that order wins. nullopt when
 // there is none. The expression is a TIMESTAMP [WITH TIME ZONE].
 std::optional<std::string> FindWindowEnd(const arrow::Schema& schema);
+
+// The window end of each output row of a windowed aggregation, as an SQL
+// expression over the output columns, read from the query's logical plan:
+// the aggregate groups by a time window, and the SELECT keeps the window
+// (`window` / `session_window`), its end (`window.end AS we`, `window_end`),
+// or its start (`window.start AS ws`: end = ws + size, tumbling and hopping).
+// nullopt when the output keeps none of them.
+std::optional<std::string> PlanWindowEnd(const plan::PlanNode& root);
 
 // Windowed Append: the rows of `result` whose window end E (the SQL
 // expression `window_end`) satisfies w_prev < E <= w_now (in microseconds).

@@ -13,8 +13,8 @@
 #include <arrow/result.h>
 #include <arrow/status.h>
 
-#include "ir/sql_lexer.h"
-#include "ir/sql_structure.h"
+#include "sql/sql_lexer.h"
+#include "sql/sql_structure.h"
 
 namespace thund::sql {
 
@@ -43,6 +43,9 @@ arrow::Status OperatorPass(const PassInput& in, std::vector<Edit>* out);
 arrow::Status WindowTvfPass(const PassInput& in, std::vector<Edit>* out);
 arrow::Status WindowGroupPass(const PassInput& in, std::vector<Edit>* out);
 arrow::Status TablePass(const PassInput& in, std::vector<Edit>* out);
+
+// Lower-cased names of the relations read with STREAM(x) / STREAM x.
+std::vector<std::string> StreamReadsIn(const PassInput& in);
 
 // Applies edits (any order, must not overlap) to `text`.
 std::string ApplyEdits(std::string_view text, std::vector<Edit> edits);

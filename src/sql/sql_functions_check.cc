@@ -1,12 +1,10 @@
 // UnknownSqlFunctions: which functions of a (translated) flow body DuckDB
-// does not know, from DuckDB's own parse tree and function catalog.
+// does not know, from the flow's logical plan and DuckDB's function catalog.
 #include <algorithm>
 #include <unordered_set>
 
-#include <nlohmann/json.hpp>
-
-#include "ir/duckdb_parser.h"
-#include "ir/sql_lexer.h"
+#include "sql/duckdb_parser.h"
+#include "sql/sql_analysis.h"
 #include "thund/sql_dialect.h"
 
 namespace thund {
@@ -33,33 +31,31 @@ arrow::Result<const std::unordered_set<std::string>*> Catalog() {
   return &*names;
 }
 
-void CollectFunctions(const nlohmann::ordered_json& j, std::vector<std::string>* out) {
-  if (j.is_array()) {
-    for (const auto& v : j) CollectFunctions(v, out);
-    return;
+void CollectFunctions(const plan::Expr& e, std::vector<std::string>* out) {
+  if ((e.kind == plan::ExprKind::kFunction || e.kind == plan::ExprKind::kAggregate) &&
+      e.qualifier.empty()) {
+    if (std::find(out->begin(), out->end(), e.name) == out->end()) out->push_back(e.name);
   }
-  if (!j.is_object()) return;
-  auto cls = j.find("class");
-  if (cls != j.end() && cls->is_string() && *cls == "FUNCTION") {
-    auto name = j.find("function_name");
-    auto schema = j.find("schema");
-    const bool qualified =
-        schema != j.end() && schema->is_string() && !schema->get<std::string>().empty();
-    if (name != j.end() && name->is_string() && !qualified) {
-      std::string n = sql::ToLower(name->get<std::string>());
-      if (std::find(out->begin(), out->end(), n) == out->end()) out->push_back(n);
-    }
-  }
-  for (const auto& [key, value] : j.items()) CollectFunctions(value, out);
+  for (const auto& a : e.args) CollectFunctions(a, out);
+  if (e.filter) CollectFunctions(*e.filter, out);
 }
 
 }  // namespace
 
 arrow::Result<std::vector<std::string>> UnknownSqlFunctions(std::string_view spark_sql) {
-  ARROW_ASSIGN_OR_RAISE(std::string duck, SparkToDuckDb(spark_sql));
-  ARROW_ASSIGN_OR_RAISE(auto statements, internal::ParseSqlToJson(duck));
+  ARROW_ASSIGN_OR_RAISE(plan::PlanPtr root, sql::PlanQuery(std::string(spark_sql)));
   std::vector<std::string> called;
-  CollectFunctions(statements, &called);
+  for (const plan::PlanNode* n : plan::Nodes(*root)) {
+    for (const auto* list : {&n->exprs, &n->group_keys, &n->aggregates}) {
+      for (const auto& e : *list) CollectFunctions(e, &called);
+    }
+    if (n->predicate) CollectFunctions(*n->predicate, &called);
+    if (n->join.residual) CollectFunctions(*n->join.residual, &called);
+    for (const auto& k : n->order) CollectFunctions(k.expr, &called);
+    for (const auto& row : n->rows) {
+      for (const auto& e : row) CollectFunctions(e, &called);
+    }
+  }
   ARROW_ASSIGN_OR_RAISE(const auto* catalog, Catalog());
   std::vector<std::string> unknown;
   for (const auto& n : called) {

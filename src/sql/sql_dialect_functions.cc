@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "ir/sql_dialect_internal.h"
+#include "sql/sql_dialect_internal.h"
 #include "thund/sql_dialect.h"
 
 namespace thund::sql {

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "ir/sql_dialect_internal.h"
+#include "sql/sql_dialect_internal.h"
 
 namespace thund {
 namespace sql {
@@ -164,6 +164,13 @@ bool ReadsStream(std::string_view spark_sql) {
     if (sql::IsWord(lex.tokens[i], "stream") && sql::AtRelationStart(in, i)) return true;
   }
   return false;
+}
+
+std::vector<std::string> StreamReads(std::string_view spark_sql) {
+  sql::LexResult lex = sql::Lex(spark_sql);
+  if (lex.error) return {};
+  sql::Structure st = sql::Analyze(lex.tokens);
+  return sql::StreamReadsIn(sql::PassInput{spark_sql, lex.tokens, st});
 }
 
 arrow::Result<std::string> SparkToDuckDb(std::string_view spark_sql) {

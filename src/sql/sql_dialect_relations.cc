@@ -2,7 +2,7 @@
 // options, range(), read_files() and LATERAL VIEW.
 #include <algorithm>
 
-#include "ir/sql_dialect_internal.h"
+#include "sql/sql_dialect_internal.h"
 
 namespace thund::sql {
 namespace {
@@ -63,6 +63,30 @@ std::pair<size_t, size_t> AliasAt(const std::vector<Token>& t, size_t i) {
 }
 
 }  // namespace
+
+std::vector<std::string> StreamReadsIn(const PassInput& in) {
+  const auto& t = in.tokens;
+  std::vector<std::string> out;
+  for (size_t i = 0; i + 1 < t.size(); ++i) {
+    if (!IsWord(t[i], "stream") || !AtRelationStart(in, i)) continue;
+    size_t a = i + 1, b = i + 1;
+    if (IsOp(t[i + 1], "(")) {
+      const size_t close = MatchingClose(t, i + 1);
+      if (close >= t.size() || !IsQualifiedName(t, i + 2, close)) continue;
+      a = i + 2;
+      b = close;
+    } else if (IsIdentifier(t[i + 1]) && !IsClauseWord(t[i + 1])) {
+      b = i + 2;
+      while (b + 1 < t.size() && IsOp(t[b], ".") && IsIdentifier(t[b + 1])) b += 2;
+    }
+    std::string name;
+    for (size_t k = a; k < b; ++k) {
+      name += IsOp(t[k], ".") ? std::string(".") : ToLower(IdentifierName(t[k]));
+    }
+    if (!name.empty()) out.push_back(std::move(name));
+  }
+  return out;
+}
 
 // FROM STREAM(x) / FROM STREAM x -> FROM x; a stream read's WITH (options)
 // is dropped (thund reads the whole dataset on every trigger).

@@ -9,7 +9,8 @@
 // table that numbers sessions with window functions.
 #include <algorithm>
 
-#include "ir/sql_dialect_internal.h"
+#include "sql/plan_walk.h"
+#include "sql/sql_dialect_internal.h"
 
 namespace thund::sql {
 namespace {
@@ -261,117 +262,221 @@ arrow::Status WindowGroupPass(const PassInput& in, std::vector<Edit>* out) {
 // size) / SESSION(TABLE t [PARTITION BY k], DESCRIPTOR(ts), gap), also with
 // named arguments (DATA =>, TIMECOL =>, SIZE =>, SLIDE =>, GAP =>) and the
 // RisingWave form without TABLE / DESCRIPTOR.
+namespace {
+
+// One TUMBLE / HOP / SESSION call, its arguments read by position or name.
+struct TvfCall {
+  bool tumble = false, hop = false, session = false;
+  std::string relation, ts;
+  std::vector<std::string> keys;
+  int64_t size = 0, slide = 0, gap = 0;
+  size_t close = 0;  // token index of the call's ")"
+};
+
+// The window table function called at token i, nullopt when there is none.
+arrow::Result<std::optional<TvfCall>> ParseTvfAt(const PassInput& in, size_t i) {
+  const auto& t = in.tokens;
+  TvfCall call;
+  call.tumble = IsWord(t[i], "tumble");
+  call.hop = IsWord(t[i], "hop");
+  call.session = IsWord(t[i], "session");
+  const bool tumble = call.tumble, hop = call.hop, session = call.session;
+  if (!(tumble || hop || session) || !AtRelationStart(in, i)) return std::nullopt;
+  auto c = CallAt(in, i);
+  if (!c) return std::nullopt;
+  call.close = c->close;
+  const char* fn = tumble ? "TUMBLE" : hop ? "HOP" : "SESSION";
+  // Arguments by position or by name.
+  std::pair<size_t, size_t> data{0, 0}, timecol{0, 0}, size{0, 0}, slide{0, 0}, gap{0, 0};
+  std::vector<std::pair<size_t, size_t>> positional;
+  for (auto [a, b] : c->args) {
+    if (b - a >= 3 && IsIdentifier(t[a]) && IsOp(t[a + 1], "=>")) {
+      std::string key = ToLower(IdentifierName(t[a]));
+      std::pair<size_t, size_t> v{a + 2, b};
+      if (key == "data")
+        data = v;
+      else if (key == "timecol")
+        timecol = v;
+      else if (key == "size")
+        size = v;
+      else if (key == "slide")
+        slide = v;
+      else if (key == "gap")
+        gap = v;
+      else
+        return ErrorAt(in, a, std::string(fn) + "() has no argument named " + key);
+    } else {
+      positional.push_back({a, b});
+    }
+  }
+  std::vector<std::pair<size_t, size_t>*> order = {&data, &timecol};
+  if (tumble) order.push_back(&size);
+  if (hop) {
+    order.push_back(&slide);
+    order.push_back(&size);
+  }
+  if (session) order.push_back(&gap);
+  for (size_t k = 0; k < positional.size() && k < order.size(); ++k) *order[k] = positional[k];
+  for (auto* p : order) {
+    if (p->first == p->second) {
+      return ErrorAt(in, i,
+                     std::string(fn) + "() takes " +
+                         (tumble ? "(TABLE t, DESCRIPTOR(ts), size)"
+                          : hop  ? "(TABLE t, DESCRIPTOR(ts), slide, size)"
+                                 : "(TABLE t [PARTITION BY k], DESCRIPTOR(ts), gap)"));
+    }
+  }
+  // The data argument: [TABLE] relation [PARTITION BY keys].
+  size_t d0 = data.first, d1 = data.second;
+  if (d0 < d1 && IsWord(t[d0], "table")) ++d0;
+  if (d0 + 1 < d1 && IsWord(t[d0], "stream")) ++d0;  // TUMBLE(TABLE STREAM x, ...)
+  for (size_t k = d0; k < d1; ++k) {
+    if (IsWord(t[k], "partition") && k + 1 < d1 && IsWord(t[k + 1], "by")) {
+      if (!session) return ErrorAt(in, k, std::string(fn) + "() does not take PARTITION BY");
+      size_t p0 = k + 2;
+      if (p0 < d1 && IsOp(t[p0], "(")) {
+        size_t close = MatchingClose(t, p0);
+        for (auto [a, b] : SplitArgs(t, p0, close)) {
+          call.keys.emplace_back(TextOf(in.text, t, a, b));
+        }
+      } else {
+        call.keys.emplace_back(TextOf(in.text, t, p0, d1));
+      }
+      d1 = k;
+      break;
+    }
+  }
+  if (d0 >= d1) return ErrorAt(in, i, std::string(fn) + "() needs a table: TABLE name");
+  call.relation = std::string(TextOf(in.text, t, d0, d1));
+  if (IsOp(t[d0], "(") && MatchingClose(t, d0) == d1 - 1 && d1 - d0 >= 3 &&
+      !IsWord(t[d0 + 1], "select") && !IsWord(t[d0 + 1], "with")) {
+    call.relation = std::string(TextOf(in.text, t, d0 + 1, d1 - 1));  // TABLE (name)
+  }
+  size_t c0 = timecol.first, c1 = timecol.second;
+  if (IsWord(t[c0], "descriptor") && c0 + 1 < c1 && IsOp(t[c0 + 1], "(")) {
+    c1 = MatchingClose(t, c0 + 1);
+    c0 += 2;
+  }
+  call.ts = std::string(TextOf(in.text, t, c0, c1));
+  if (session) {
+    ARROW_ASSIGN_OR_RAISE(call.gap, DurationArgMicros(in, gap, "the SESSION() gap"));
+    if (call.gap <= 0) return ErrorAt(in, gap.first, "the SESSION() gap must be positive");
+    return call;
+  }
+  ARROW_ASSIGN_OR_RAISE(call.size,
+                        DurationArgMicros(in, size, std::string("the ") + fn + "() size"));
+  call.slide = call.size;
+  if (hop) {
+    ARROW_ASSIGN_OR_RAISE(call.slide, DurationArgMicros(in, slide, "the HOP() slide"));
+  }
+  if (call.size <= 0 || call.slide <= 0) {
+    return ErrorAt(in, i, std::string(fn) + "() sizes must be positive");
+  }
+  if (call.slide > call.size) {
+    return ErrorAt(in, slide.first, "the HOP() slide must not exceed its size");
+  }
+  return call;
+}
+
+}  // namespace
+
+// TUMBLE(TABLE t, DESCRIPTOR(ts), size) / HOP(TABLE t, DESCRIPTOR(ts), slide,
+// size) / SESSION(TABLE t [PARTITION BY k], DESCRIPTOR(ts), gap), also with
+// named arguments (DATA =>, TIMECOL =>, SIZE =>, SLIDE =>, GAP =>) and the
+// RisingWave form without TABLE / DESCRIPTOR.
 arrow::Status WindowTvfPass(const PassInput& in, std::vector<Edit>* out) {
   const auto& t = in.tokens;
   for (size_t i = 0; i + 1 < t.size(); ++i) {
-    const bool tumble = IsWord(t[i], "tumble"), hop = IsWord(t[i], "hop"),
-               session = IsWord(t[i], "session");
-    if (!(tumble || hop || session) || !AtRelationStart(in, i)) continue;
-    auto c = CallAt(in, i);
-    if (!c) continue;
-    const char* fn = tumble ? "TUMBLE" : hop ? "HOP" : "SESSION";
-    // Arguments by position or by name.
-    std::pair<size_t, size_t> data{0, 0}, timecol{0, 0}, size{0, 0}, slide{0, 0}, gap{0, 0};
-    std::vector<std::pair<size_t, size_t>> positional;
-    for (auto [a, b] : c->args) {
-      if (b - a >= 3 && IsIdentifier(t[a]) && IsOp(t[a + 1], "=>")) {
-        std::string key = ToLower(IdentifierName(t[a]));
-        std::pair<size_t, size_t> v{a + 2, b};
-        if (key == "data")
-          data = v;
-        else if (key == "timecol")
-          timecol = v;
-        else if (key == "size")
-          size = v;
-        else if (key == "slide")
-          slide = v;
-        else if (key == "gap")
-          gap = v;
-        else
-          return ErrorAt(in, a, std::string(fn) + "() has no argument named " + key);
-      } else {
-        positional.push_back({a, b});
-      }
-    }
-    const size_t want = hop ? 4 : 3;
-    std::vector<std::pair<size_t, size_t>*> order = {&data, &timecol};
-    if (tumble) order.push_back(&size);
-    if (hop) {
-      order.push_back(&slide);
-      order.push_back(&size);
-    }
-    if (session) order.push_back(&gap);
-    for (size_t k = 0; k < positional.size() && k < order.size(); ++k) *order[k] = positional[k];
-    for (auto* p : order) {
-      if (p->first == p->second) {
-        return ErrorAt(in, i,
-                       std::string(fn) + "() takes " +
-                           (tumble ? "(TABLE t, DESCRIPTOR(ts), size)"
-                            : hop  ? "(TABLE t, DESCRIPTOR(ts), slide, size)"
-                                   : "(TABLE t [PARTITION BY k], DESCRIPTOR(ts), gap)"));
-      }
-    }
-    (void)want;
-    // The data argument: [TABLE] relation [PARTITION BY keys].
-    size_t d0 = data.first, d1 = data.second;
-    if (d0 < d1 && IsWord(t[d0], "table")) ++d0;
-    if (d0 + 1 < d1 && IsWord(t[d0], "stream")) ++d0;  // TUMBLE(TABLE STREAM x, ...)
-    std::vector<std::string> keys;
-    for (size_t k = d0; k < d1; ++k) {
-      if (IsWord(t[k], "partition") && k + 1 < d1 && IsWord(t[k + 1], "by")) {
-        if (!session) return ErrorAt(in, k, std::string(fn) + "() does not take PARTITION BY");
-        size_t p0 = k + 2;
-        if (p0 < d1 && IsOp(t[p0], "(")) {
-          size_t close = MatchingClose(t, p0);
-          for (auto [a, b] : SplitArgs(t, p0, close)) keys.emplace_back(TextOf(in.text, t, a, b));
-        } else {
-          keys.emplace_back(TextOf(in.text, t, p0, d1));
-        }
-        d1 = k;
-        break;
-      }
-    }
-    if (d0 >= d1) return ErrorAt(in, i, std::string(fn) + "() needs a table: TABLE name");
-    std::string relation(TextOf(in.text, t, d0, d1));
-    if (IsOp(t[d0], "(") && MatchingClose(t, d0) == d1 - 1 && d1 - d0 >= 3 &&
-        !IsWord(t[d0 + 1], "select") && !IsWord(t[d0 + 1], "with")) {
-      relation = std::string(TextOf(in.text, t, d0 + 1, d1 - 1));  // TABLE (name)
-    }
-    size_t c0 = timecol.first, c1 = timecol.second;
-    if (IsWord(t[c0], "descriptor") && c0 + 1 < c1 && IsOp(t[c0 + 1], "(")) {
-      c1 = MatchingClose(t, c0 + 1);
-      c0 += 2;
-    }
-    std::string ts(TextOf(in.text, t, c0, c1));
+    ARROW_ASSIGN_OR_RAISE(std::optional<TvfCall> call, ParseTvfAt(in, i));
+    if (!call) continue;
+    const std::string& relation = call->relation;
+    const std::string& ts = call->ts;
     std::string repl;
-    if (session) {
-      ARROW_ASSIGN_OR_RAISE(int64_t g, DurationArgMicros(in, gap, "the SESSION() gap"));
-      if (g <= 0) return ErrorAt(in, gap.first, "the SESSION() gap must be positive");
-      repl = SessionRelation(relation, "", "", ts, keys, g, "");
+    if (call->session) {
+      repl = SessionRelation(relation, "", "", ts, call->keys, call->gap, "");
+    } else if (call->tumble) {
+      std::string s = WindowStartExpr(ts, call->size, 0);
+      repl = "(SELECT *, " + s + " AS window_start, " + s + " + " + Micros(call->size) +
+             " AS window_end FROM " + relation + " WHERE (" + ts + ") IS NOT NULL)";
     } else {
-      ARROW_ASSIGN_OR_RAISE(int64_t sz,
-                            DurationArgMicros(in, size, std::string("the ") + fn + "() size"));
-      int64_t sl = sz;
-      if (hop) {
-        ARROW_ASSIGN_OR_RAISE(sl, DurationArgMicros(in, slide, "the HOP() slide"));
-      }
-      if (sz <= 0 || sl <= 0) return ErrorAt(in, i, std::string(fn) + "() sizes must be positive");
-      if (sl > sz) return ErrorAt(in, slide.first, "the HOP() slide must not exceed its size");
-      if (tumble) {
-        std::string s = WindowStartExpr(ts, sz, 0);
-        repl = "(SELECT *, " + s + " AS window_start, " + s + " + " + Micros(sz) +
-               " AS window_end FROM " + relation + " WHERE (" + ts + ") IS NOT NULL)";
-      } else {
-        repl = "(SELECT * EXCLUDE (__thund_ws), __thund_ws AS window_start, __thund_ws + " +
-               Micros(sz) + " AS window_end FROM " + relation + ", LATERAL " +
-               HopStarts(ts, sz, sl, 0, "__thund_ws") + " AS __thund_h WHERE (" + ts +
-               ") < __thund_ws + " + Micros(sz) + ")";
-      }
+      repl = "(SELECT * EXCLUDE (__thund_ws), __thund_ws AS window_start, __thund_ws + " +
+             Micros(call->size) + " AS window_end FROM " + relation + ", LATERAL " +
+             HopStarts(ts, call->size, call->slide, 0, "__thund_ws") + " AS __thund_h WHERE (" +
+             ts + ") < __thund_ws + " + Micros(call->size) + ")";
     }
-    out->push_back({t[i].begin, t[c->close].end, repl});
-    i = c->close;
+    out->push_back({t[i].begin, t[call->close].end, repl});
+    i = call->close;
   }
   return arrow::Status::OK();
+}
+
+}  // namespace thund::sql
+
+namespace thund::sql {
+
+std::vector<plan::WindowInfo> WindowUses(std::string_view spark_sql) {
+  LexResult lex = Lex(spark_sql);
+  if (lex.error) return {};
+  Structure st = Analyze(lex.tokens);
+  const PassInput in{spark_sql, lex.tokens, st};
+  const auto& t = lex.tokens;
+  // (sort key, window): a window() belongs to its block and is keyed by the
+  // block's end; a table function by its closing parenthesis. The plan walk
+  // meets them in that order (inner blocks before the blocks around them).
+  std::vector<std::pair<size_t, plan::WindowInfo>> found;
+  std::vector<int> blocks_seen;
+  for (size_t i = 0; i + 1 < t.size(); ++i) {
+    if ((IsWord(t[i], "window") || IsWord(t[i], "session_window")) && IsOp(t[i + 1], "(") &&
+        !(i > 0 && IsOp(t[i - 1], "."))) {
+      const int b = st.owner[i];
+      if (b < 0 || std::find(blocks_seen.begin(), blocks_seen.end(), b) != blocks_seen.end()) {
+        continue;
+      }
+      auto c = CallAt(in, i);
+      if (!c) continue;
+      auto w = ParseWindowCall(in, *c);
+      if (!w.ok()) continue;
+      blocks_seen.push_back(b);
+      plan::WindowInfo info;
+      info.time_column = w->ts;
+      if (w->session) {
+        info.shape = plan::WindowShape::kSession;
+        info.gap_us = w->gap;
+        info.output_columns = {"session_window"};
+      } else {
+        info.shape = w->slide == w->size ? plan::WindowShape::kTumbling
+                                         : plan::WindowShape::kHopping;
+        info.size_us = w->size;
+        info.slide_us = w->slide;
+        info.offset_us = w->offset;
+        info.output_columns = {"window"};
+      }
+      found.emplace_back(st.blocks[static_cast<size_t>(b)].end, std::move(info));
+      continue;
+    }
+    auto tvf = ParseTvfAt(in, i);
+    if (!tvf.ok() || !*tvf) continue;
+    const TvfCall& call = **tvf;
+    plan::WindowInfo info;
+    info.from_table_function = true;
+    info.time_column = call.ts;
+    info.output_columns = {"window_start", "window_end"};
+    if (call.session) {
+      info.shape = plan::WindowShape::kSession;
+      info.gap_us = call.gap;
+      info.partition_keys = call.keys;
+    } else {
+      info.shape = call.hop ? plan::WindowShape::kHopping : plan::WindowShape::kTumbling;
+      info.size_us = call.size;
+      info.slide_us = call.slide;
+    }
+    found.emplace_back(call.close, std::move(info));
+  }
+  std::stable_sort(found.begin(), found.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<plan::WindowInfo> out;
+  for (auto& [key, w] : found) out.push_back(std::move(w));
+  return out;
 }
 
 }  // namespace thund::sql

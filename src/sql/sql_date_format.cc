@@ -1,7 +1,7 @@
 // Java (Spark) date-time patterns -> DuckDB strftime / strptime patterns.
 #include <cctype>
 
-#include "ir/sql_dialect_internal.h"
+#include "sql/sql_dialect_internal.h"
 
 namespace thund::sql {
 

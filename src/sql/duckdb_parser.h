@@ -4,6 +4,11 @@
 #pragma once
 
 #include <arrow/result.h>
+#include <arrow/type_fwd.h>
+
+#include <memory>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -35,6 +40,20 @@ const std::unordered_set<std::string>& AggregateFunctionNames();
 // of the parser's database: built-ins only, no extensions autoloaded).
 // Computed once (a failure too); thread-safe; the set lives for the process.
 arrow::Result<const std::unordered_set<std::string>*> FunctionNames();
+
+// Renders each json_serialize_sql-shaped document (one SELECT statement) back
+// to DuckDB SQL with json_deserialize_sql, in one round trip. Entries that do
+// not render come back as their error.
+arrow::Result<std::vector<arrow::Result<std::string>>> RenderSqlJson(
+    const std::vector<std::string>& documents);
+
+// The output schema of each query, bound by DuckDB over empty tables with the
+// given names and Arrow schemas (names may be qualified "db.t"). A query that
+// does not bind comes back as DuckDB's message. Runs in a private in-memory
+// database with no external access (file reads do not bind). Thread-safe.
+arrow::Result<std::vector<arrow::Result<std::shared_ptr<arrow::Schema>>>> BindQuerySchemas(
+    const std::vector<std::pair<std::vector<std::string>, std::shared_ptr<arrow::Schema>>>& tables,
+    const std::vector<std::string>& queries);
 
 // 1-based line and column of byte `offset` in `text` (clamped to its end).
 struct TextPosition {

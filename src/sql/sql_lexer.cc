@@ -1,4 +1,4 @@
-#include "ir/sql_lexer.h"
+#include "sql/sql_lexer.h"
 
 #include <cctype>
 

@@ -1,6 +1,11 @@
-#include "ir/duckdb_parser.h"
+#include "sql/duckdb_parser.h"
 
 #include <duckdb.h>
+
+#include <arrow/c/abi.h>
+#include <arrow/c/bridge.h>
+#include <arrow/type.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <memory>
@@ -81,6 +86,14 @@ class ParserDb {
       }
     }
     return out;
+  }
+
+  // Runs `fn(connection)` under the connection's lock.
+  template <typename Fn>
+  auto WithConnection(Fn&& fn) -> decltype(fn(duckdb_connection{})) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!open_error_.empty()) return arrow::Status::IOError("DuckDB parser: ", open_error_);
+    return fn(con_);
   }
 
  private:
@@ -264,6 +277,193 @@ const std::unordered_set<std::string>& AggregateFunctionNames() {
     return out;
   }();
   return names;
+}
+
+namespace {
+
+// DuckDB's spelling of an Arrow type, for the empty tables a query binds over.
+arrow::Result<std::string> DuckDbTypeOf(const arrow::DataType& t) {
+  using arrow::Type;
+  switch (t.id()) {
+    case Type::BOOL: return std::string("BOOLEAN");
+    case Type::INT8: return std::string("TINYINT");
+    case Type::INT16: return std::string("SMALLINT");
+    case Type::INT32: return std::string("INTEGER");
+    case Type::INT64: return std::string("BIGINT");
+    case Type::UINT8: return std::string("UTINYINT");
+    case Type::UINT16: return std::string("USMALLINT");
+    case Type::UINT32: return std::string("UINTEGER");
+    case Type::UINT64: return std::string("UBIGINT");
+    case Type::HALF_FLOAT:
+    case Type::FLOAT: return std::string("FLOAT");
+    case Type::DOUBLE: return std::string("DOUBLE");
+    case Type::STRING:
+    case Type::LARGE_STRING:
+    case Type::STRING_VIEW: return std::string("VARCHAR");
+    case Type::BINARY:
+    case Type::LARGE_BINARY:
+    case Type::FIXED_SIZE_BINARY: return std::string("BLOB");
+    case Type::DATE32:
+    case Type::DATE64: return std::string("DATE");
+    case Type::TIME32:
+    case Type::TIME64: return std::string("TIME");
+    case Type::DURATION:
+    case Type::INTERVAL_MONTH_DAY_NANO: return std::string("INTERVAL");
+    case Type::TIMESTAMP: {
+      const auto& ts = static_cast<const arrow::TimestampType&>(t);
+      if (!ts.timezone().empty()) return std::string("TIMESTAMPTZ");
+      switch (ts.unit()) {
+        case arrow::TimeUnit::SECOND: return std::string("TIMESTAMP_S");
+        case arrow::TimeUnit::MILLI: return std::string("TIMESTAMP_MS");
+        case arrow::TimeUnit::NANO: return std::string("TIMESTAMP_NS");
+        default: return std::string("TIMESTAMP");
+      }
+    }
+    case Type::DECIMAL128:
+    case Type::DECIMAL256: {
+      const auto& d = static_cast<const arrow::DecimalType&>(t);
+      return "DECIMAL(" + std::to_string(d.precision()) + "," + std::to_string(d.scale()) + ")";
+    }
+    case Type::LIST:
+    case Type::LARGE_LIST:
+    case Type::FIXED_SIZE_LIST:
+    case Type::LIST_VIEW: {
+      ARROW_ASSIGN_OR_RAISE(std::string v,
+                            DuckDbTypeOf(*static_cast<const arrow::BaseListType&>(t).value_type()));
+      return v + "[]";
+    }
+    case Type::STRUCT: {
+      std::string out = "STRUCT(";
+      for (int i = 0; i < t.num_fields(); ++i) {
+        ARROW_ASSIGN_OR_RAISE(std::string f, DuckDbTypeOf(*t.field(i)->type()));
+        std::string name = t.field(i)->name();
+        std::string quoted;
+        for (char c : name) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+        out += (i ? ", \"" : "\"") + quoted + "\" " + f;
+      }
+      return out + ")";
+    }
+    case Type::MAP: {
+      const auto& m = static_cast<const arrow::MapType&>(t);
+      ARROW_ASSIGN_OR_RAISE(std::string k, DuckDbTypeOf(*m.key_type()));
+      ARROW_ASSIGN_OR_RAISE(std::string v, DuckDbTypeOf(*m.item_type()));
+      return "MAP(" + k + ", " + v + ")";
+    }
+    case Type::DICTIONARY:
+      return DuckDbTypeOf(*static_cast<const arrow::DictionaryType&>(t).value_type());
+    case Type::NA: return std::string("INTEGER");
+    default:
+      return arrow::Status::NotImplemented("no DuckDB type for Arrow ", t.ToString());
+  }
+}
+
+std::string QuoteIdent(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+arrow::Status RunStatement(duckdb_connection con, const std::string& sql) {
+  duckdb_result result;
+  const bool ok = duckdb_query(con, sql.c_str(), &result) == DuckDBSuccess;
+  std::string msg = ok ? "" : (duckdb_result_error(&result) ? duckdb_result_error(&result) : "");
+  duckdb_destroy_result(&result);
+  if (!ok) return arrow::Status::Invalid(msg);
+  return arrow::Status::OK();
+}
+
+arrow::Result<std::shared_ptr<arrow::Schema>> ResultSchema(duckdb_connection con,
+                                                           const std::string& query) {
+  const std::string sql = "SELECT * FROM (" + query + "\n) LIMIT 0";
+  duckdb_result result;
+  if (duckdb_query(con, sql.c_str(), &result) != DuckDBSuccess) {
+    std::string msg = duckdb_result_error(&result) ? duckdb_result_error(&result) : "bind failed";
+    duckdb_destroy_result(&result);
+    return arrow::Status::Invalid(msg);
+  }
+  std::unique_ptr<duckdb_result, void (*)(duckdb_result*)> guard(&result, duckdb_destroy_result);
+  duckdb_arrow_options options = duckdb_result_get_arrow_options(&result);
+  const idx_t n = duckdb_column_count(&result);
+  std::vector<duckdb_logical_type> types;
+  std::vector<const char*> names;
+  for (idx_t i = 0; i < n; ++i) {
+    types.push_back(duckdb_column_logical_type(&result, i));
+    names.push_back(duckdb_column_name(&result, i));
+  }
+  struct ArrowSchema c_schema;
+  c_schema.release = nullptr;
+  duckdb_error_data err = duckdb_to_arrow_schema(options, types.data(), names.data(), n, &c_schema);
+  for (auto& t : types) duckdb_destroy_logical_type(&t);
+  duckdb_destroy_arrow_options(&options);
+  if (err) {
+    std::string msg = duckdb_error_data_has_error(err) ? duckdb_error_data_message(err) : "";
+    const bool failed = duckdb_error_data_has_error(err);
+    duckdb_destroy_error_data(&err);
+    if (failed) return arrow::Status::UnknownError("DuckDB -> Arrow schema: ", msg);
+  }
+  return arrow::ImportSchema(&c_schema);
+}
+
+}  // namespace
+
+arrow::Result<std::vector<arrow::Result<std::string>>> RenderSqlJson(
+    const std::vector<std::string>& documents) {
+  std::vector<arrow::Result<std::string>> out;
+  if (documents.empty()) return out;
+  std::string array = "[";
+  for (size_t i = 0; i < documents.size(); ++i) array += (i ? "," : "") + documents[i];
+  array += "]";
+  ARROW_ASSIGN_OR_RAISE(
+      auto rows,
+      ParserDb::Get().QueryStrings(
+          "SELECT try(json_deserialize_sql(value)) FROM json_each(?::VARCHAR) ORDER BY key::INT",
+          array));
+  if (rows.size() != documents.size()) {
+    return arrow::Status::UnknownError("DuckDB renderer: ", rows.size(), " results for ",
+                                       documents.size(), " documents");
+  }
+  for (auto& r : rows) {
+    if (r.empty()) {
+      out.emplace_back(arrow::Status::Invalid("the plan fragment does not render as SQL"));
+    } else {
+      out.emplace_back(std::move(r));
+    }
+  }
+  return out;
+}
+
+arrow::Result<std::vector<arrow::Result<std::shared_ptr<arrow::Schema>>>> BindQuerySchemas(
+    const std::vector<std::pair<std::vector<std::string>, std::shared_ptr<arrow::Schema>>>& tables,
+    const std::vector<std::string>& queries) {
+  using Out = std::vector<arrow::Result<std::shared_ptr<arrow::Schema>>>;
+  return ParserDb::Get().WithConnection([&](duckdb_connection con) -> arrow::Result<Out> {
+    ARROW_RETURN_NOT_OK(RunStatement(con, "BEGIN TRANSACTION"));
+    Out out;
+    arrow::Status setup;
+    for (const auto& [name, schema] : tables) {
+      if (!schema || name.empty()) continue;
+      std::string cols;
+      for (const auto& f : schema->fields()) {
+        auto type = DuckDbTypeOf(*f->type());
+        cols += (cols.empty() ? "" : ", ") + QuoteIdent(f->name()) + " " +
+                (type.ok() ? *type : std::string("VARCHAR"));
+      }
+      if (cols.empty()) continue;
+      std::string qualified;
+      for (size_t i = 0; i + 1 < name.size(); ++i) {
+        qualified += QuoteIdent(name[i]) + ".";
+      }
+      if (name.size() == 2) {
+        (void)RunStatement(con, "CREATE SCHEMA IF NOT EXISTS " + QuoteIdent(name[0]));
+      }
+      auto st = RunStatement(con, "CREATE TABLE " + qualified + QuoteIdent(name.back()) + " (" +
+                                      cols + ")");
+      if (!st.ok() && setup.ok()) setup = st;
+    }
+    for (const auto& q : queries) out.push_back(ResultSchema(con, q));
+    (void)RunStatement(con, "ROLLBACK");
+    return out;
+  });
 }
 
 }  // namespace thund::internal

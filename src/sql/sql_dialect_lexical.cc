@@ -5,7 +5,7 @@
 
 #include <arrow/type.h>
 
-#include "ir/sql_dialect_internal.h"
+#include "sql/sql_dialect_internal.h"
 #include "thund/type_names.h"
 
 namespace thund::sql {

@@ -10,7 +10,7 @@
 
 #include <arrow/result.h>
 
-#include "ir/sql_lexer.h"
+#include "sql/sql_lexer.h"
 
 namespace thund::sql {
 

@@ -1,4 +1,4 @@
-#include "ir/sql_structure.h"
+#include "sql/sql_structure.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,0 +1,174 @@
+// PlanQuery: translate, parse (the one json_serialize_sql), walk, bind; and
+// the facts the IR rules read, taken from the plan.
+#include <arrow/type.h>
+
+#include <algorithm>
+#include <mutex>
+#include <unordered_map>
+
+#include "sql/duckdb_parser.h"
+#include "sql/plan_walk.h"
+#include "sql/sql_analysis.h"
+#include "thund/sql_dialect.h"
+
+namespace thund::sql {
+namespace {
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+std::string CacheKey(const std::string& sql, const InputSchemas* inputs) {
+  std::string key = sql;
+  key.push_back('\0');
+  if (inputs) {
+    key += "bound";
+    for (const auto& [name, schema] : *inputs) {
+      key += "\0" + name + "=" + (schema ? schema->ToString(/*show_metadata=*/false) : "?");
+    }
+  }
+  return key;
+}
+
+// Output schemas of every node, from DuckDB's binder over the inputs.
+void Bind(const WalkResult& walk, const InputSchemas& inputs) {
+  std::vector<std::pair<std::vector<std::string>, std::shared_ptr<arrow::Schema>>> tables;
+  std::vector<std::string> unknown;
+  for (const auto* scan : plan::PlanInputs(*walk.root)) {
+    auto it = inputs.find(Lower(scan->Joined()));
+    if (it != inputs.end() && it->second) {
+      tables.emplace_back(scan->name, it->second);
+    } else {
+      unknown.push_back(scan->Joined());
+    }
+  }
+  std::vector<std::string> queries;
+  for (const auto& n : walk.nodes) queries.push_back(n->sql);
+  auto bound = internal::BindQuerySchemas(tables, queries);
+  for (size_t i = 0; i < walk.nodes.size(); ++i) {
+    plan::PlanNode& n = *walk.nodes[i];
+    if (!bound.ok()) {
+      n.bind_error = bound.status().message();
+      continue;
+    }
+    auto& schema = (*bound)[i];
+    if (schema.ok()) {
+      n.schema = *schema;
+    } else if (!unknown.empty()) {
+      n.bind_error = "the schema of " + unknown.front() + " is not known before it runs";
+    } else {
+      n.bind_error = schema.status().message();
+    }
+    if (!n.schema) continue;
+    // Output expressions take their column's type.
+    auto type_exprs = [&](std::vector<plan::Expr>& exprs, int first) {
+      for (size_t k = 0; k < exprs.size(); ++k) {
+        const int f = first + static_cast<int>(k);
+        if (exprs[k].kind == plan::ExprKind::kStar || f >= n.schema->num_fields()) return;
+        exprs[k].type = n.schema->field(f)->type();
+      }
+    };
+    if (n.kind == plan::NodeKind::kProject) {
+      const bool star = std::any_of(n.exprs.begin(), n.exprs.end(), [](const plan::Expr& e) {
+        return e.kind == plan::ExprKind::kStar;
+      });
+      if (!star && static_cast<int>(n.exprs.size()) == n.schema->num_fields()) type_exprs(n.exprs, 0);
+    } else if (n.kind == plan::NodeKind::kAggregate) {
+      type_exprs(n.group_keys, 0);
+      type_exprs(n.aggregates, static_cast<int>(n.group_keys.size()));
+    }
+  }
+}
+
+arrow::Result<plan::PlanPtr> BuildPlan(const std::string& sql, const InputSchemas* inputs) {
+  ARROW_ASSIGN_OR_RAISE(std::string duck_sql, SparkToDuckDb(sql));
+  ARROW_ASSIGN_OR_RAISE(nlohmann::ordered_json statements, internal::ParseSqlToJson(duck_sql));
+  if (statements.empty()) return arrow::Status::Invalid("the query is empty");
+  if (statements.size() > 1) {
+    return arrow::Status::Invalid("expected one SELECT query, found ", statements.size(),
+                                  " statements");
+  }
+  ARROW_ASSIGN_OR_RAISE(WalkResult walk,
+                        WalkStatement(statements[0], sql, duck_sql, WindowUses(sql)));
+  // Relations read as streams (FROM STREAM(x)).
+  const std::vector<std::string> streamed = StreamReads(sql);
+  for (const auto& n : walk.nodes) {
+    if (n->kind != plan::NodeKind::kScan || n->scan.kind != plan::ScanKind::kDataset) continue;
+    const std::string name = Lower(n->scan.Joined());
+    n->scan.stream = std::find(streamed.begin(), streamed.end(), name) != streamed.end();
+  }
+  if (inputs) Bind(walk, *inputs);
+  return plan::PlanPtr(walk.root);
+}
+
+class PlanCache {
+ public:
+  static PlanCache& Get() {
+    static PlanCache instance;
+    return instance;
+  }
+  arrow::Result<plan::PlanPtr> Plan(const std::string& sql, const InputSchemas* inputs) {
+    const std::string key = CacheKey(sql, inputs);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = entries_.find(key);
+      if (it != entries_.end()) return it->second;
+    }
+    auto built = BuildPlan(sql, inputs);
+    if (built.ok() || built.status().IsInvalid()) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (entries_.size() >= kMaxEntries) entries_.clear();
+      entries_.emplace(key, built);
+    }
+    return built;
+  }
+
+ private:
+  static constexpr size_t kMaxEntries = 512;
+  std::mutex mu_;
+  std::unordered_map<std::string, arrow::Result<plan::PlanPtr>> entries_;
+};
+
+}  // namespace
+
+arrow::Result<plan::PlanPtr> PlanQuery(const std::string& sql, const InputSchemas* inputs) {
+  return PlanCache::Get().Plan(sql, inputs);
+}
+
+arrow::Result<internal::SqlFacts> AnalyzeSql(const std::string& sql) {
+  ARROW_ASSIGN_OR_RAISE(plan::PlanPtr root, PlanQuery(sql));
+  internal::SqlFacts facts;
+  for (const plan::ScanInfo* scan : plan::PlanInputs(*root)) {
+    internal::TableRef ref;
+    ref.parts = scan->name;
+    facts.inputs.push_back(std::move(ref));
+  }
+  // The line:column of each reference is on its scan node.
+  std::vector<const plan::PlanNode*> nodes = plan::Nodes(*root);
+  for (auto& ref : facts.inputs) {
+    for (const plan::PlanNode* n : nodes) {
+      if (n->kind == plan::NodeKind::kScan && Lower(n->scan.Joined()) == Lower(ref.Joined())) {
+        ref.line = n->pos.line;
+        ref.column = n->pos.column;
+        break;
+      }
+    }
+  }
+  const plan::PlanNode* agg = plan::RowPathAggregate(*root);
+  facts.aggregates = agg != nullptr;
+  facts.windowed = agg && agg->kind == plan::NodeKind::kAggregate && plan::AggregateWindow(*agg);
+  facts.reads_stream = ReadsStream(sql);
+  return facts;
+}
+
+arrow::Status CheckPredicate(const std::string& predicate) {
+  ARROW_ASSIGN_OR_RAISE(std::string duck, SparkToDuckDb(predicate));
+  static const std::string kPrefix = "SELECT 1 FROM t WHERE (";
+  ARROW_ASSIGN_OR_RAISE(auto statements,
+                        internal::ParseSqlToJson(kPrefix + duck + "\n)", kPrefix.size()));
+  if (statements.size() != 1) return arrow::Status::Invalid("not a single boolean expression");
+  return arrow::Status::OK();
+}
+
+}  // namespace thund::sql

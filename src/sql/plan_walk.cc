@@ -1,0 +1,938 @@
+// The one walk of DuckDB's parse tree into a logical plan. Each SELECT block
+// becomes the chain
+//   FROM tree -> [Filter where] -> [WindowAssign] -> [Aggregate] ->
+//   [Filter having] -> Project -> [Filter qualify] -> [Distinct] -> [Sort] -> [Limit]
+// and every node gets a render job: the block cut off at that node, as a
+// json_serialize_sql document, so its DuckDB SQL (and through it, its schema)
+// is exactly what DuckDB would run.
+#include "sql/plan_walk.h"
+
+#include <algorithm>
+#include <map>
+
+#include "sql/duckdb_parser.h"
+
+namespace thund::sql {
+namespace {
+
+using Json = nlohmann::ordered_json;
+using plan::Expr;
+using plan::ExprKind;
+using plan::NodeKind;
+using plan::PlanNode;
+
+std::string Str(const Json& j, const char* key) {
+  if (!j.is_object()) return "";
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+const Json* Field(const Json& j, const char* key) {
+  if (!j.is_object()) return nullptr;
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return nullptr;
+  return &*it;
+}
+
+bool NonEmptyArray(const Json& j, const char* key) {
+  const Json* f = Field(j, key);
+  return f && f->is_array() && !f->empty();
+}
+
+std::string LowerStr(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+const std::map<std::string, std::string>& OperatorNames() {
+  static const std::map<std::string, std::string> kNames = {
+      {"COMPARE_EQUAL", "="},
+      {"COMPARE_NOTEQUAL", "<>"},
+      {"COMPARE_LESSTHAN", "<"},
+      {"COMPARE_GREATERTHAN", ">"},
+      {"COMPARE_LESSTHANOREQUALTO", "<="},
+      {"COMPARE_GREATERTHANOREQUALTO", ">="},
+      {"COMPARE_DISTINCT_FROM", "is distinct from"},
+      {"COMPARE_NOT_DISTINCT_FROM", "is not distinct from"},
+      {"COMPARE_IN", "in"},
+      {"COMPARE_NOT_IN", "not in"},
+      {"COMPARE_BETWEEN", "between"},
+      {"COMPARE_NOT_BETWEEN", "not between"},
+      {"CONJUNCTION_AND", "and"},
+      {"CONJUNCTION_OR", "or"},
+      {"OPERATOR_NOT", "not"},
+      {"OPERATOR_IS_NULL", "is null"},
+      {"OPERATOR_IS_NOT_NULL", "is not null"},
+      {"OPERATOR_COALESCE", "coalesce"},
+      {"ARRAY_EXTRACT", "array_extract"},
+      {"ARRAY_SLICE", "array_slice"},
+      {"STRUCT_EXTRACT", "struct_extract"},
+      {"ARRAY_CONSTRUCTOR", "array"},
+  };
+  return kNames;
+}
+
+// A statement document holding one query node, in json_serialize_sql's shape.
+std::string StatementDocument(const Json& query_node) {
+  Json doc;
+  doc["error"] = false;
+  Json stmt;
+  stmt["node"] = query_node;
+  stmt["named_param_map"] = Json::array();
+  doc["statements"] = Json::array({stmt});
+  return doc.dump();
+}
+
+Json EmptyFrom() {
+  Json j;
+  j["type"] = "EMPTY";
+  j["alias"] = "";
+  j["sample"] = nullptr;
+  j["query_location"] = static_cast<uint64_t>(-1);
+  return j;
+}
+
+Json StarExpr() {
+  Json j;
+  j["class"] = "STAR";
+  j["type"] = "STAR";
+  j["alias"] = "";
+  j["query_location"] = static_cast<uint64_t>(-1);
+  j["relation_name"] = "";
+  j["exclude_list"] = Json::array();
+  j["replace_list"] = Json::array();
+  j["rename_list"] = Json::array();
+  j["columns"] = false;
+  j["expr"] = nullptr;
+  j["unpacked"] = false;
+  return j;
+}
+
+Json BareSelect(const Json& from) {
+  Json j;
+  j["type"] = "SELECT_NODE";
+  j["modifiers"] = Json::array();
+  j["cte_map"] = Json{{"map", Json::array()}};
+  j["select_list"] = Json::array({StarExpr()});
+  j["from_table"] = from;
+  j["where_clause"] = nullptr;
+  j["group_expressions"] = Json::array();
+  j["group_sets"] = Json::array();
+  j["aggregate_handling"] = "STANDARD_HANDLING";
+  j["having"] = nullptr;
+  j["sample"] = nullptr;
+  j["qualify"] = nullptr;
+  return j;
+}
+
+class Walker {
+ public:
+  Walker(std::string_view user_sql, std::string_view duck_sql,
+         std::vector<plan::WindowInfo> windows)
+      : user_sql_(user_sql), duck_sql_(duck_sql), windows_(std::move(windows)) {}
+
+  arrow::Result<WalkResult> Run(const Json& statement) {
+    const Json* node = Field(statement, "node");
+    if (!node) return arrow::Status::UnknownError("DuckDB parser: statement without a query node");
+    WalkResult out;
+    out.root = Query(*node);
+    out.renders = std::move(renders_);
+    out.nodes = std::move(nodes_);
+    return out;
+  }
+
+ private:
+  // ------------------------------------------------------------ positions
+  plan::TextPos PosOf(const Json& j) {
+    const Json* loc = Field(j, "query_location");
+    if (!loc || !loc->is_number_unsigned()) return {};
+    const uint64_t off = loc->get<uint64_t>();
+    if (off >= duck_sql_.size()) return {};
+    internal::TextPosition p = internal::PositionOf(duck_sql_, off);
+    return {p.line, p.column};
+  }
+
+  // A relation's position in the user's text: the translation keeps lines,
+  // but may move columns; the name is looked for on the same line.
+  plan::TextPos NamePos(const Json& j, const std::string& name) {
+    plan::TextPos p = PosOf(j);
+    if (!p.known() || user_sql_ == duck_sql_ || name.empty()) return p;
+    size_t line_start = 0;
+    for (int l = 1; l < p.line; ++l) {
+      size_t nl = user_sql_.find('\n', line_start);
+      if (nl == std::string_view::npos) return p;
+      line_start = nl + 1;
+    }
+    size_t line_end = user_sql_.find('\n', line_start);
+    std::string line = LowerStr(std::string(
+        user_sql_.substr(line_start, line_end == std::string_view::npos ? std::string_view::npos
+                                                                         : line_end - line_start)));
+    const std::string want = LowerStr(name);
+    size_t best = std::string::npos;
+    for (size_t at = line.find(want); at != std::string::npos; at = line.find(want, at + 1)) {
+      auto word = [&](size_t k) { return std::isalnum(static_cast<unsigned char>(line[k])) || line[k] == '_'; };
+      if ((at > 0 && word(at - 1)) || (at + want.size() < line.size() && word(at + want.size()))) {
+        continue;
+      }
+      // The occurrence closest to DuckDB's column.
+      if (best == std::string::npos ||
+          std::abs(static_cast<long>(at) + 1 - p.column) <
+              std::abs(static_cast<long>(best) + 1 - p.column)) {
+        best = at;
+      }
+    }
+    if (best != std::string::npos) p.column = static_cast<int>(best) + 1;
+    return p;
+  }
+
+  // --------------------------------------------------------------- nodes
+  std::shared_ptr<PlanNode> NewNode(NodeKind kind, const Json& render_query) {
+    auto n = std::make_shared<PlanNode>();
+    n->kind = kind;
+    Json q = render_query;
+    AttachCtes(&q);
+    renders_.push_back({StatementDocument(q), &n->sql, false});
+    nodes_.push_back(n);
+    return n;
+  }
+
+  // Every CTE in scope is attached to a rendered node, so that node's SQL
+  // runs on its own.
+  void AttachCtes(Json* q) {
+    if (cte_entries_.empty() || !q->is_object() || !q->contains("cte_map")) return;
+    Json& map = (*q)["cte_map"]["map"];
+    Json merged = Json::array();
+    for (const Json* e : cte_entries_) {
+      bool shadowed = false;
+      for (const auto& own : map) {
+        if (Str(own, "key") == Str(*e, "key")) shadowed = true;
+      }
+      if (!shadowed) merged.push_back(*e);
+    }
+    for (const auto& own : map) merged.push_back(own);
+    map = std::move(merged);
+  }
+
+  std::shared_ptr<PlanNode> Opaque(const Json& query_node, std::string reason) {
+    auto n = NewNode(NodeKind::kOpaque, query_node);
+    n->opaque_reason = std::move(reason);
+    // Inputs below an opaque node are still found.
+    CollectScans(query_node, n.get());
+    return n;
+  }
+
+  // Scans inside a construct the walk does not model, as the opaque node's
+  // inputs (so PlanInputs stays exact).
+  void CollectScans(const Json& j, PlanNode* into) {
+    if (j.is_array()) {
+      for (const auto& v : j) CollectScans(v, into);
+      return;
+    }
+    if (!j.is_object()) return;
+    if (!j.contains("class")) {
+      const std::string type = Str(j, "type");
+      if (type == "BASE_TABLE" || type == "TABLE_FUNCTION") {
+        into->inputs.push_back(TableRef(j));
+        return;
+      }
+      if (j.contains("cte_map") || type == "SELECT_NODE" || type == "SET_OPERATION_NODE") {
+        into->inputs.push_back(Query(j));
+        return;
+      }
+    }
+    for (const auto& [k, v] : j.items()) CollectScans(v, into);
+  }
+
+  std::shared_ptr<PlanNode> Query(const Json& node) {
+    // The node's CTEs: visible in its body and in the CTEs after them.
+    const size_t mark = cte_entries_.size();
+    const size_t plan_mark = cte_plans_.size();
+    if (const Json* map = Field(node, "cte_map")) {
+      if (const Json* entries = Field(*map, "map"); entries && entries->is_array()) {
+        for (const auto& entry : *entries) {
+          const std::string key = Str(entry, "key");
+          const Json* value = Field(entry, "value");
+          const Json* query = value ? Field(*value, "query") : nullptr;
+          const Json* qnode = query ? Field(*query, "node") : nullptr;
+          if (key.empty() || !qnode) continue;
+          std::shared_ptr<PlanNode> cte = Query(*qnode);
+          cte_plans_.emplace_back(LowerStr(key), cte);
+          cte_entries_.push_back(&entry);
+        }
+      }
+    }
+    std::shared_ptr<PlanNode> out;
+    const std::string type = Str(node, "type");
+    if (type == "SELECT_NODE") {
+      out = Select(node);
+    } else if (type == "SET_OPERATION_NODE") {
+      out = SetOperation(node);
+    } else if (type == "CTE_NODE" && Field(node, "child")) {
+      out = Query(*Field(node, "child"));
+    } else if (type == "RECURSIVE_CTE_NODE") {
+      cte_plans_.emplace_back(LowerStr(Str(node, "cte_name")), nullptr);
+      out = Opaque(StripCtes(node), "a recursive CTE");
+    } else {
+      out = Opaque(StripCtes(node), "a " + type);
+    }
+    cte_entries_.resize(mark);
+    cte_plans_.resize(plan_mark);
+    return out;
+  }
+
+  Json StripCtes(const Json& node) {
+    Json copy = node;
+    if (copy.contains("cte_map")) copy["cte_map"] = Json{{"map", Json::array()}};
+    return copy;
+  }
+
+  std::shared_ptr<PlanNode> SetOperation(const Json& node) {
+    Json render = StripCtes(node);
+    render["modifiers"] = Json::array();
+    auto n = NewNode(NodeKind::kUnion, render);
+    const std::string op = Str(node, "setop_type");
+    const bool all = node.contains("setop_all") && node["setop_all"].is_boolean() &&
+                     node["setop_all"].get<bool>();
+    if (op == "UNION") {
+      n->set_op = all ? plan::SetOp::kUnionAll : plan::SetOp::kUnion;
+    } else if (op == "UNION_BY_NAME") {
+      n->set_op = all ? plan::SetOp::kUnionAllByName : plan::SetOp::kUnionByName;
+    } else if (op == "EXCEPT") {
+      n->set_op = all ? plan::SetOp::kExceptAll : plan::SetOp::kExcept;
+    } else if (op == "INTERSECT") {
+      n->set_op = all ? plan::SetOp::kIntersectAll : plan::SetOp::kIntersect;
+    }
+    if (const Json* children = Field(node, "children"); children && children->is_array()) {
+      for (const auto& c : *children) n->inputs.push_back(Query(c));
+    } else {
+      for (const char* side : {"left", "right"}) {
+        if (const Json* c = Field(node, side)) n->inputs.push_back(Query(*c));
+      }
+    }
+    return Modifiers(node, n, render);
+  }
+
+  // ---------------------------------------------------------- SELECT block
+  std::shared_ptr<PlanNode> Select(const Json& node) {
+    const Json* from = Field(node, "from_table");
+    std::shared_ptr<PlanNode> cur = from ? TableRef(*from) : nullptr;
+    Json base = BareSelect(from ? *from : EmptyFrom());
+    if (!cur) cur = Values(base);
+
+    if (const Json* where = Field(node, "where_clause")) {
+      base["where_clause"] = *where;
+      auto f = NewNode(NodeKind::kFilter, base);
+      f->predicate = Expression(*where);
+      f->filter_clause = "where";
+      f->inputs.push_back(cur);
+      cur = f;
+    }
+
+    const bool group_all = Str(node, "aggregate_handling") == "FORCE_AGGREGATES";
+    const Json& select_list = node["select_list"];
+    std::vector<const Json*> aggregate_calls;
+    for (const char* key : {"select_list", "having", "qualify"}) {
+      if (const Json* e = Field(node, key)) FindAggregates(*e, &aggregate_calls);
+    }
+    const bool aggregates = NonEmptyArray(node, "group_expressions") || group_all ||
+                            !aggregate_calls.empty();
+    if (aggregates) {
+      // Group keys: positions and GROUP BY ALL resolved to select-list items.
+      std::vector<Json> keys;
+      if (const Json* g = Field(node, "group_expressions"); g && g->is_array()) {
+        for (const auto& k : *g) keys.push_back(ResolvePosition(k, select_list));
+      }
+      if (group_all) {
+        for (const auto& item : select_list) {
+          std::vector<const Json*> inner;
+          FindAggregates(item, &inner);
+          if (inner.empty() && Str(item, "class") != "WINDOW") keys.push_back(Unaliased(item));
+        }
+      }
+      // A time window among the keys gets its own node below the aggregate.
+      cur = MaybeWindow(keys, base, cur);
+      Json agg = base;
+      agg["select_list"] = Json::array();
+      for (const auto& k : keys) agg["select_list"].push_back(k);
+      for (const Json* a : aggregate_calls) agg["select_list"].push_back(Unaliased(*a));
+      if (agg["select_list"].empty()) agg["select_list"].push_back(CountStar());
+      agg["group_expressions"] = Json::array();
+      for (const auto& k : keys) agg["group_expressions"].push_back(Unaliased(k));
+      agg["group_sets"] = node.contains("group_sets") && node["group_sets"].size() > 1
+                              ? node["group_sets"]
+                              : Json::array();
+      if (agg["group_sets"].empty() && !keys.empty()) {
+        Json set = Json::array();
+        for (size_t i = 0; i < keys.size(); ++i) set.push_back(i);
+        agg["group_sets"] = Json::array({set});
+      }
+      auto a = NewNode(NodeKind::kAggregate, agg);
+      for (const auto& k : keys) a->group_keys.push_back(Expression(k));
+      for (const Json* c : aggregate_calls) a->aggregates.push_back(Expression(*c));
+      a->group_by_all = group_all;
+      a->grouping_sets = node.contains("group_sets") && node["group_sets"].size() > 1;
+      a->inputs.push_back(cur);
+      cur = a;
+    }
+
+    Json block = node;
+    block["modifiers"] = Json::array();
+    block["qualify"] = nullptr;
+    block["cte_map"] = Json{{"map", Json::array()}};
+    if (const Json* having = Field(node, "having")) {
+      auto f = NewNode(NodeKind::kFilter, block);
+      f->predicate = Expression(*having);
+      f->filter_clause = "having";
+      f->inputs.push_back(cur);
+      cur = f;
+    }
+    auto p = NewNode(NodeKind::kProject, block);
+    for (const auto& item : select_list) p->exprs.push_back(Expression(item));
+    p->inputs.push_back(cur);
+    cur = p;
+    if (const Json* qualify = Field(node, "qualify")) {
+      block["qualify"] = *qualify;
+      auto f = NewNode(NodeKind::kFilter, block);
+      f->predicate = Expression(*qualify);
+      f->filter_clause = "qualify";
+      f->inputs.push_back(cur);
+      cur = f;
+    }
+    Json full = node;
+    full["cte_map"] = Json{{"map", Json::array()}};
+    return Modifiers(full, cur, block);
+  }
+
+  Json CountStar() {
+    Json j;
+    j["class"] = "FUNCTION";
+    j["type"] = "FUNCTION";
+    j["alias"] = "";
+    j["query_location"] = static_cast<uint64_t>(-1);
+    j["function_name"] = "count_star";
+    j["schema"] = "";
+    j["children"] = Json::array();
+    j["filter"] = nullptr;
+    j["order_bys"] = Json{{"type", "ORDER_MODIFIER"}, {"orders", Json::array()}};
+    j["distinct"] = false;
+    j["is_operator"] = false;
+    j["export_state"] = false;
+    j["catalog"] = "";
+    return j;
+  }
+
+  // DISTINCT, ORDER BY, LIMIT in the order written; each a node whose SQL is
+  // the query with the modifiers so far (`render` holds none yet).
+  std::shared_ptr<PlanNode> Modifiers(const Json& node, std::shared_ptr<PlanNode> cur,
+                                      Json render) {
+    const Json* mods = Field(node, "modifiers");
+    if (!mods || !mods->is_array()) return cur;
+    render["modifiers"] = Json::array();
+    for (const auto& m : *mods) {
+      render["modifiers"].push_back(m);
+      const std::string type = Str(m, "type");
+      std::shared_ptr<PlanNode> n;
+      if (type == "DISTINCT_MODIFIER") {
+        n = NewNode(NodeKind::kDistinct, render);
+        if (const Json* on = Field(m, "distinct_on_targets"); on && on->is_array()) {
+          for (const auto& e : *on) n->exprs.push_back(Expression(e));
+        }
+      } else if (type == "ORDER_MODIFIER") {
+        n = NewNode(NodeKind::kSort, render);
+        if (const Json* orders = Field(m, "orders"); orders && orders->is_array()) {
+          for (const auto& o : *orders) {
+            plan::SortKey k;
+            if (const Json* e = Field(o, "expression")) k.expr = Expression(*e);
+            k.descending = Str(o, "type") == "DESCENDING";
+            const std::string nulls = Str(o, "null_order");
+            k.nulls = nulls == "NULLS_FIRST" ? "first" : nulls == "NULLS_LAST" ? "last" : "";
+            n->order.push_back(std::move(k));
+          }
+        }
+      } else if (type == "LIMIT_MODIFIER" || type == "LIMIT_PERCENT_MODIFIER") {
+        n = NewNode(NodeKind::kLimit, render);
+        if (const Json* l = Field(m, "limit")) n->limit = Expression(*l).sql;
+        if (const Json* o = Field(m, "offset")) n->offset = Expression(*o).sql;
+      } else {
+        n = NewNode(NodeKind::kOpaque, render);
+        n->opaque_reason = "the query modifier " + type;
+      }
+      n->inputs.push_back(cur);
+      cur = n;
+    }
+    return cur;
+  }
+
+  std::shared_ptr<PlanNode> Values(const Json& base) {
+    auto n = NewNode(NodeKind::kValues, base);
+    return n;
+  }
+
+  static Json Unaliased(const Json& e) {
+    Json c = e;
+    if (c.is_object() && c.contains("alias")) c["alias"] = "";
+    return c;
+  }
+
+  // GROUP BY 2 -> the second select-list item.
+  static Json ResolvePosition(const Json& key, const Json& select_list) {
+    if (Str(key, "class") == "CONSTANT" && key.contains("value") && key["value"].is_object()) {
+      const Json& v = key["value"];
+      if (v.contains("value") && v["value"].is_number_integer()) {
+        const int64_t k = v["value"].get<int64_t>();
+        if (k >= 1 && select_list.is_array() && static_cast<size_t>(k) <= select_list.size()) {
+          return Unaliased(select_list[static_cast<size_t>(k - 1)]);
+        }
+      }
+    }
+    return key;
+  }
+
+  bool IsAggregateCall(const Json& j) const {
+    if (Str(j, "class") != "FUNCTION") return false;
+    return internal::AggregateFunctionNames().count(LowerStr(Str(j, "function_name"))) > 0;
+  }
+
+  // Aggregate calls of one block: not inside subqueries, not nested in
+  // another aggregate's arguments.
+  void FindAggregates(const Json& j, std::vector<const Json*>* out) const {
+    if (j.is_array()) {
+      for (const auto& v : j) FindAggregates(v, out);
+      return;
+    }
+    if (!j.is_object()) return;
+    const std::string cls = Str(j, "class");
+    if (cls == "SUBQUERY") return;
+    if (IsAggregateCall(j)) {
+      out->push_back(&j);
+      return;
+    }
+    for (const auto& [k, v] : j.items()) FindAggregates(v, out);
+  }
+
+  // -------------------------------------------------------------- windows
+  // A window column among the group keys (the dialect's forms: a "window" /
+  // "session_window" column, a {'start', 'end'} struct for a tumbling
+  // window(), window_start / window_end from the table functions).
+  static bool IsWindowKey(const Json& k) {
+    const std::string cls = Str(k, "class");
+    if (cls == "COLUMN_REF") {
+      const Json& names = k["column_names"];
+      if (!names.is_array() || names.empty() || !names.back().is_string()) return false;
+      const std::string n = LowerStr(names.back().get<std::string>());
+      return n == "window" || n == "session_window";
+    }
+    if (cls == "FUNCTION" && Str(k, "function_name") == "struct_pack") {
+      const Json* children = Field(k, "children");
+      if (!children || children->size() != 2) return false;
+      return Str((*children)[0], "alias") == "start" && Str((*children)[1], "alias") == "end";
+    }
+    return false;
+  }
+
+  std::shared_ptr<PlanNode> MaybeWindow(const std::vector<Json>& keys, const Json& base,
+                                        std::shared_ptr<PlanNode> cur) {
+    if (next_window_ >= windows_.size()) return cur;
+    const Json* key = nullptr;
+    for (const auto& k : keys) {
+      if (IsWindowKey(k)) key = &k;
+    }
+    if (!key) return cur;
+    plan::WindowInfo w = windows_[next_window_];
+    if (w.from_table_function) return cur;  // its node is the FROM relation
+    ++next_window_;
+    Json render = base;
+    Json item = Unaliased(*key);
+    item["alias"] = w.shape == plan::WindowShape::kSession ? "session_window" : "window";
+    if (Str(*key, "class") == "FUNCTION") render["select_list"].push_back(item);
+    auto n = NewNode(NodeKind::kWindowAssign, render);
+    n->window = std::move(w);
+    n->inputs.push_back(cur);
+    return n;
+  }
+
+  // The TUMBLE / HOP / SESSION table functions: the dialect's derived table
+  // adds window_start / window_end to its relation.
+  bool IsWindowTvf(const Json& subquery_node) const {
+    if (next_window_ >= windows_.size() || !windows_[next_window_].from_table_function) {
+      return false;
+    }
+    const Json* list = Field(subquery_node, "select_list");
+    if (!list || !list->is_array()) return false;
+    bool start = false, end = false;
+    for (const auto& item : *list) {
+      start |= Str(item, "alias") == "window_start";
+      end |= Str(item, "alias") == "window_end";
+    }
+    return start && end;
+  }
+
+  // The relation a window table function reads: the leftmost relation of the
+  // dialect's derived table, past its own derived tables.
+  std::shared_ptr<PlanNode> TvfInput(const Json& node) {
+    const Json* from = Field(node, "from_table");
+    while (from) {
+      const std::string t = Str(*from, "type");
+      if (t == "JOIN") {
+        from = Field(*from, "left");
+      } else if (t == "SUBQUERY" && LowerStr(Str(*from, "alias")).rfind("__thund", 0) != 0 &&
+                 Str(*from, "alias").empty()) {
+        const Json* sub = Field(*from, "subquery");
+        const Json* n = sub ? Field(*sub, "node") : nullptr;
+        if (!n) break;
+        from = Field(*n, "from_table");
+      } else {
+        break;
+      }
+    }
+    return from ? TableRef(*from) : Values(BareSelect(EmptyFrom()));
+  }
+
+  // ------------------------------------------------------------ FROM tree
+  std::shared_ptr<PlanNode> TableRef(const Json& ref) {
+    const std::string type = Str(ref, "type");
+    const Json render = BareSelect(ref);
+    if (type == "BASE_TABLE") {
+      std::vector<std::string> parts;
+      for (const char* key : {"catalog_name", "schema_name", "table_name"}) {
+        std::string s = Str(ref, key);
+        if (!s.empty()) parts.push_back(s);
+      }
+      if (parts.size() == 1) {
+        const std::string lower = LowerStr(parts[0]);
+        for (auto it = cte_plans_.rbegin(); it != cte_plans_.rend(); ++it) {
+          if (it->first == lower) {
+            if (it->second) return it->second;
+            // A recursive CTE's self-reference.
+            auto n = NewNode(NodeKind::kOpaque, render);
+            n->opaque_reason = "a recursive CTE's reference to itself";
+            return n;
+          }
+        }
+      }
+      auto n = NewNode(NodeKind::kScan, render);
+      n->scan.kind = plan::ScanKind::kDataset;
+      n->scan.name = parts;
+      n->scan.alias = Str(ref, "alias");
+      n->pos = NamePos(ref, parts.empty() ? "" : parts.back());
+      return n;
+    }
+    if (type == "TABLE_FUNCTION") {
+      const Json* fn = Field(ref, "function");
+      auto n = NewNode(NodeKind::kScan, render);
+      n->scan.kind = plan::ScanKind::kTableFunction;
+      n->scan.alias = Str(ref, "alias");
+      if (fn) {
+        n->scan.name = {LowerStr(Str(*fn, "function_name"))};
+        if (const Json* children = Field(*fn, "children"); children && children->is_array()) {
+          for (const auto& c : *children) {
+            if (Str(c, "class") == "SUBQUERY") {
+              CollectScans(c, n.get());
+            }
+            n->scan.args.push_back(Expression(c));
+          }
+          if (!children->empty()) FilesOf((*children)[0], &n->scan.files);
+        }
+        n->pos = NamePos(*fn, n->scan.name.empty() ? "" : n->scan.name[0]);
+      }
+      return n;
+    }
+    if (type == "SUBQUERY") {
+      const Json* sub = Field(ref, "subquery");
+      const Json* node = sub ? Field(*sub, "node") : nullptr;
+      if (!node) return Opaque(render, "a subquery without a query");
+      if (IsWindowTvf(*node)) {
+        auto n = NewNode(NodeKind::kWindowAssign, render);
+        n->window = windows_[next_window_++];
+        n->inputs.push_back(TvfInput(*node));
+        return n;
+      }
+      // A derived table is its query; its alias only renames.
+      return Query(*node);
+    }
+    if (type == "JOIN") return Join(ref, render);
+    if (type == "EXPRESSION_LIST") {
+      auto n = NewNode(NodeKind::kValues, render);
+      if (const Json* values = Field(ref, "values"); values && values->is_array()) {
+        for (const auto& row : *values) {
+          std::vector<Expr> r;
+          for (const auto& e : row) r.push_back(Expression(e));
+          n->rows.push_back(std::move(r));
+        }
+      }
+      return n;
+    }
+    if (type == "EMPTY") return Values(render);
+    return Opaque(render, type == "PIVOT" ? (NonEmptyArray(ref, "aggregates") ? "PIVOT" : "UNPIVOT")
+                                          : "a " + type + " relation");
+  }
+
+  std::shared_ptr<PlanNode> Join(const Json& ref, const Json& render) {
+    auto n = NewNode(NodeKind::kJoin, render);
+    const std::string jt = Str(ref, "join_type");
+    const std::string rt = Str(ref, "ref_type");
+    using plan::JoinKind;
+    n->join.kind = jt == "LEFT"    ? JoinKind::kLeft
+                   : jt == "RIGHT" ? JoinKind::kRight
+                   : jt == "OUTER" ? JoinKind::kFull
+                   : jt == "SEMI"  ? JoinKind::kSemi
+                   : jt == "ANTI"  ? JoinKind::kAnti
+                                   : JoinKind::kInner;
+    if (rt == "CROSS") n->join.kind = JoinKind::kCross;
+    if (rt == "ASOF") n->join.kind = JoinKind::kAsOf;
+    if (rt == "POSITIONAL") n->join.kind = JoinKind::kPositional;
+    n->join.lateral = Str(ref["right"], "type") == "SUBQUERY" && rt == "DEPENDENT";
+    for (const char* side : {"left", "right"}) {
+      if (const Json* s = Field(ref, side)) n->inputs.push_back(TableRef(*s));
+    }
+    if (const Json* cols = Field(ref, "using_columns"); cols && cols->is_array()) {
+      for (const auto& c : *cols) {
+        if (c.is_string()) n->join.using_columns.push_back(c.get<std::string>());
+      }
+    }
+    if (const Json* cond = Field(ref, "condition")) SplitCondition(*cond, n.get());
+    return n;
+  }
+
+  // Top-level conjuncts: column = column pairs become equi-keys, the rest the
+  // residual; a BETWEEN (or a pair of bounds) on two columns a time bound.
+  void SplitCondition(const Json& cond, PlanNode* n) {
+    std::vector<const Json*> conjuncts;
+    std::vector<const Json*> stack = {&cond};
+    while (!stack.empty()) {
+      const Json* c = stack.back();
+      stack.pop_back();
+      if (Str(*c, "type") == "CONJUNCTION_AND" && c->contains("children")) {
+        const Json& ch = (*c)["children"];
+        for (auto it = ch.rbegin(); it != ch.rend(); ++it) stack.push_back(&*it);
+      } else {
+        conjuncts.push_back(c);
+      }
+    }
+    std::vector<Expr> rest;
+    for (const Json* c : conjuncts) {
+      const std::string t = Str(*c, "type");
+      const Json* l = Field(*c, "left");
+      const Json* r = Field(*c, "right");
+      if (t == "COMPARE_EQUAL" && l && r && Str(*l, "class") == "COLUMN_REF" &&
+          Str(*r, "class") == "COLUMN_REF") {
+        n->join.equi_keys.emplace_back(Expression(*l), Expression(*r));
+        continue;
+      }
+      if (t == "COMPARE_BETWEEN" && Field(*c, "input") && Field(*c, "lower") &&
+          Field(*c, "upper") && Str((*c)["input"], "class") == "COLUMN_REF") {
+        plan::JoinInfo::TimeBound b;
+        b.right_time = Expression((*c)["input"]);
+        b.lower_sql = Expression((*c)["lower"]).sql;
+        b.upper_sql = Expression((*c)["upper"]).sql;
+        const Expr lower = Expression((*c)["lower"]);
+        b.left_time = FirstColumn(lower);
+        n->join.time_bound = std::move(b);
+      }
+      rest.push_back(Expression(*c));
+    }
+    if (rest.size() == 1) {
+      n->join.residual = std::move(rest[0]);
+    } else if (!rest.empty()) {
+      Expr all;
+      all.kind = ExprKind::kOperator;
+      all.name = "and";
+      all.args = std::move(rest);
+      n->join.residual = std::move(all);
+    }
+  }
+
+  static Expr FirstColumn(const Expr& e) {
+    if (e.kind == ExprKind::kColumn) return e;
+    for (const auto& a : e.args) {
+      Expr c = FirstColumn(a);
+      if (c.kind == ExprKind::kColumn) return c;
+    }
+    return Expr{};
+  }
+
+  static void FilesOf(const Json& arg, std::vector<std::string>* out) {
+    auto constant = [](const Json& j) -> const std::string* {
+      if (Str(j, "class") != "CONSTANT" || !j.contains("value")) return nullptr;
+      const Json& v = j["value"];
+      if (!v.is_object() || (v.contains("is_null") && v["is_null"].is_boolean() &&
+                             v["is_null"].get<bool>())) {
+        return nullptr;
+      }
+      auto inner = v.find("value");
+      if (inner == v.end() || !inner->is_string()) return nullptr;
+      return &inner->get_ref<const std::string&>();
+    };
+    if (const std::string* s = constant(arg)) {
+      out->push_back(*s);
+    } else if (Str(arg, "function_name") == "list_value" && arg.contains("children")) {
+      for (const auto& item : arg["children"]) {
+        if (const std::string* s = constant(item)) out->push_back(*s);
+      }
+    }
+  }
+
+  // ----------------------------------------------------------- expressions
+  Expr Expression(const Json& j) {
+    Expr e;
+    e.alias = Str(j, "alias");
+    e.pos = PosOf(j);
+    const std::string cls = Str(j, "class");
+    const std::string type = Str(j, "type");
+    auto children = [&](const char* key) {
+      if (const Json* c = Field(j, key); c && c->is_array()) {
+        for (const auto& x : *c) e.args.push_back(Expression(x));
+      }
+    };
+    if (cls == "COLUMN_REF") {
+      e.kind = ExprKind::kColumn;
+      const Json& names = j["column_names"];
+      for (size_t i = 0; names.is_array() && i < names.size(); ++i) {
+        if (!names[i].is_string()) continue;
+        if (i + 1 == names.size()) {
+          e.name = names[i].get<std::string>();
+        } else {
+          e.qualifier.push_back(names[i].get<std::string>());
+        }
+      }
+    } else if (cls == "CONSTANT") {
+      e.kind = ExprKind::kLiteral;
+    } else if (cls == "STAR") {
+      e.kind = ExprKind::kStar;
+      if (!Str(j, "relation_name").empty()) e.qualifier.push_back(Str(j, "relation_name"));
+    } else if (cls == "FUNCTION") {
+      e.name = LowerStr(Str(j, "function_name"));
+      e.kind = IsAggregateCall(j) ? ExprKind::kAggregate : ExprKind::kFunction;
+      children("children");
+      e.distinct = j.contains("distinct") && j["distinct"].is_boolean() && j["distinct"].get<bool>();
+      if (const Json* f = Field(j, "filter")) e.filter = std::make_shared<Expr>(Expression(*f));
+    } else if (cls == "WINDOW") {
+      e.kind = ExprKind::kWindowFunction;
+      e.name = LowerStr(Str(j, "function_name"));
+      children("children");
+    } else if (cls == "CAST") {
+      e.kind = ExprKind::kCast;
+      if (const Json* c = Field(j, "child")) e.args.push_back(Expression(*c));
+      if (const Json* t = Field(j, "cast_type"); t && t->is_object()) e.name = Str(*t, "id");
+    } else if (cls == "CASE") {
+      e.kind = ExprKind::kCase;
+      if (const Json* checks = Field(j, "case_checks"); checks && checks->is_array()) {
+        for (const auto& c : *checks) {
+          if (const Json* w = Field(c, "when_expr")) e.args.push_back(Expression(*w));
+          if (const Json* t = Field(c, "then_expr")) e.args.push_back(Expression(*t));
+        }
+      }
+      if (const Json* el = Field(j, "else_expr")) e.args.push_back(Expression(*el));
+    } else if (cls == "SUBQUERY") {
+      e.kind = ExprKind::kSubquery;
+      if (const Json* c = Field(j, "child")) e.args.push_back(Expression(*c));
+      const Json* sub = Field(j, "subquery");
+      const Json* node = sub ? Field(*sub, "node") : nullptr;
+      if (node) e.subquery = Query(*node);
+    } else if (cls == "COMPARISON" || cls == "CONJUNCTION" || cls == "OPERATOR" ||
+               cls == "BETWEEN") {
+      e.kind = ExprKind::kOperator;
+      auto it = OperatorNames().find(type);
+      e.name = it != OperatorNames().end() ? it->second : LowerStr(type);
+      for (const char* key : {"left", "right", "input", "lower", "upper"}) {
+        if (const Json* c = Field(j, key)) e.args.push_back(Expression(*c));
+      }
+      children("children");
+    } else {
+      e.kind = ExprKind::kOther;
+      e.name = LowerStr(cls);
+    }
+    // The expression's text, without its alias.
+    Json item = Unaliased(j);
+    Json q = BareSelect(EmptyFrom());
+    q["select_list"] = Json::array({item});
+    pending_exprs_.push_back(std::make_unique<Expr>(e));
+    renders_.push_back({StatementDocument(q), &pending_exprs_.back()->sql, true});
+    e.sql = kPendingMark + std::to_string(pending_exprs_.size() - 1);
+    return e;
+  }
+
+ public:
+  // Expressions are values copied into nodes before their text is rendered,
+  // so each carries a mark "\x01<index>" until FillExpressionText replaces it.
+  static constexpr const char* kPendingMark = "\x01";
+  std::vector<std::unique_ptr<Expr>> pending_exprs_;
+
+ private:
+  std::string_view user_sql_;
+  std::string_view duck_sql_;
+  std::vector<plan::WindowInfo> windows_;
+  size_t next_window_ = 0;
+  std::vector<const Json*> cte_entries_;
+  std::vector<std::pair<std::string, std::shared_ptr<PlanNode>>> cte_plans_;
+  std::vector<RenderJob> renders_;
+  std::vector<std::shared_ptr<PlanNode>> nodes_;
+};
+
+}  // namespace
+
+arrow::Result<WalkResult> WalkStatement(const nlohmann::ordered_json& statement,
+                                        std::string_view user_sql, std::string_view duck_sql,
+                                        std::vector<plan::WindowInfo> windows) {
+  Walker w(user_sql, duck_sql, std::move(windows));
+  ARROW_ASSIGN_OR_RAISE(WalkResult out, w.Run(statement));
+  // Render every node and expression in one batch.
+  std::vector<std::string> docs;
+  docs.reserve(out.renders.size());
+  for (const auto& r : out.renders) docs.push_back(r.document);
+  ARROW_ASSIGN_OR_RAISE(auto texts, internal::RenderSqlJson(docs));
+  for (size_t i = 0; i < texts.size(); ++i) {
+    std::string text = texts[i].ok() ? *texts[i] : std::string();
+    if (out.renders[i].strip_select && text.rfind("SELECT ", 0) == 0) text = text.substr(7);
+    *out.renders[i].target = std::move(text);
+  }
+  // Expression texts: the copies in the nodes still hold their marks.
+  auto fill = [&](auto&& self, plan::Expr& e) -> void {
+    if (e.sql.rfind(Walker::kPendingMark, 0) == 0) {
+      const size_t idx = std::stoul(e.sql.substr(1));
+      e.sql = idx < w.pending_exprs_.size() ? w.pending_exprs_[idx]->sql : std::string();
+    }
+    for (auto& a : e.args) self(self, a);
+    if (e.filter) {
+      auto f = std::make_shared<plan::Expr>(*e.filter);
+      self(self, *f);
+      e.filter = f;
+    }
+  };
+  for (auto& n : out.nodes) {
+    for (auto* list : {&n->exprs, &n->group_keys, &n->aggregates, &n->scan.args}) {
+      for (auto& e : *list) fill(fill, e);
+    }
+    if (n->predicate) fill(fill, *n->predicate);
+    for (auto& k : n->order) fill(fill, k.expr);
+    for (auto& row : n->rows) {
+      for (auto& e : row) fill(fill, e);
+    }
+    for (auto& [l, r] : n->join.equi_keys) {
+      fill(fill, l);
+      fill(fill, r);
+    }
+    if (n->join.residual) fill(fill, *n->join.residual);
+    if (n->join.time_bound) {
+      fill(fill, n->join.time_bound->left_time);
+      fill(fill, n->join.time_bound->right_time);
+      for (auto* s : {&n->join.time_bound->lower_sql, &n->join.time_bound->upper_sql}) {
+        plan::Expr tmp;
+        tmp.sql = *s;
+        fill(fill, tmp);
+        *s = tmp.sql;
+      }
+    }
+    for (auto* s : {&n->limit, &n->offset}) {
+      if (*s) {
+        plan::Expr tmp;
+        tmp.sql = **s;
+        fill(fill, tmp);
+        *s = tmp.sql;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace thund::sql

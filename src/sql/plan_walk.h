@@ -1,0 +1,43 @@
+// Internal: the one walk of DuckDB's parse tree (json_serialize_sql's
+// document) into a logical plan (thund/plan.h). Only src/sql/ includes this.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <arrow/result.h>
+#include <nlohmann/json.hpp>
+
+#include "thund/plan.h"
+
+namespace thund::sql {
+
+// Time windows the user's text declares, in order of appearance (from the
+// dialect, which reads the Spark forms before it rewrites them).
+std::vector<plan::WindowInfo> WindowUses(std::string_view spark_sql);
+
+// Where the walk writes each node's and expression's DuckDB SQL once rendered:
+// one json_serialize_sql-shaped document per target, rendered in one batch.
+struct RenderJob {
+  std::string document;
+  std::string* target = nullptr;
+  bool strip_select = false;  // an expression rendered as "SELECT <expr>"
+};
+
+struct WalkResult {
+  std::shared_ptr<plan::PlanNode> root;
+  std::vector<RenderJob> renders;
+  // Every node built, each once (the walk owns them until it returns).
+  std::vector<std::shared_ptr<plan::PlanNode>> nodes;
+};
+
+// Builds the plan of `statement` (one element of the document's
+// "statements"). `duck_sql` is the text DuckDB parsed, `user_sql` the text as
+// written (positions are mapped to it), `windows` from WindowUses(user_sql).
+arrow::Result<WalkResult> WalkStatement(const nlohmann::ordered_json& statement,
+                                        std::string_view user_sql, std::string_view duck_sql,
+                                        std::vector<plan::WindowInfo> windows);
+
+}  // namespace thund::sql

@@ -1,0 +1,39 @@
+// Internal: the SQL frontend's entry points for the rest of thund. Everything
+// here reads the flow's logical plan (thund/plan.h); nothing outside src/sql/
+// sees DuckDB's parse tree.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <arrow/result.h>
+#include <arrow/type_fwd.h>
+
+#include "ir/validate_internal.h"
+#include "thund/plan.h"
+
+namespace thund::sql {
+
+// Schemas of the relations a plan reads, by lower-cased name (a dataset's bare
+// name, or "db.t"). A relation missing here is bound as unknown: the nodes
+// above it get no schema, the plan's structure is unchanged.
+using InputSchemas = std::map<std::string, std::shared_ptr<arrow::Schema>>;
+
+// The logical plan of one query (Spark or DuckDB SQL, as the user wrote it).
+// Built by one walk of DuckDB's parse tree, bound against `inputs` (null: not
+// bound, every schema null). Cached for the process by (text, input schemas),
+// so each flow is planned once per run however many consumers ask.
+// Invalid (with line:column) when the text does not translate or parse, or is
+// not exactly one query. Thread-safe.
+arrow::Result<plan::PlanPtr> PlanQuery(const std::string& sql, const InputSchemas* inputs = nullptr);
+
+// The facts the IR rules read (inputs with positions, aggregation, window,
+// stream reads), from the unbound plan.
+arrow::Result<internal::SqlFacts> AnalyzeSql(const std::string& sql);
+
+// OK when `predicate` parses as one SQL boolean expression.
+arrow::Status CheckPredicate(const std::string& predicate);
+
+}  // namespace thund::sql
