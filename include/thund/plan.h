@@ -49,7 +49,8 @@ enum class ExprKind {
   kFunction,   // a scalar function call: `name` (lower case), `args`
   kOperator,   // an operator: `name` is "=", "and", "not", "is null", "in", "between", ...
   kAggregate,  // an aggregate call: `name`, `args`, `distinct`, `filter`
-  kWindowFunction,  // f(...) OVER (...): `name`, `args`; the frame is in `sql`
+  kWindowFunction,  // f(...) OVER (...): `name`; `args` are f's arguments, then the
+                    // PARTITION BY, then the ORDER BY expressions; the frame is in `sql`
   kCast,       // CAST(arg AS type): `name` is the target type text
   kCase,       // CASE ...; `args` are its parts in order
   kSubquery,   // a scalar / EXISTS / IN subquery: `subquery`

@@ -261,6 +261,7 @@ std::vector<const PlanNode*> Nodes(const PlanNode& root) {
     }
     if (n.predicate) expr(*n.predicate);
     if (n.join.residual) expr(*n.join.residual);
+    for (const auto& k : n.order) expr(k.expr);
     for (const auto& row : n.rows) {
       for (const auto& e : row) expr(e);
     }

@@ -216,8 +216,11 @@ class Walker {
   std::shared_ptr<PlanNode> Opaque(const Json& query_node, std::string reason) {
     auto n = NewNode(NodeKind::kOpaque, query_node);
     n->opaque_reason = std::move(reason);
-    // Inputs below an opaque node are still found.
-    CollectScans(query_node, n.get());
+    // Inputs below an opaque node are still found (in its parts: the node
+    // itself is what could not be modelled).
+    if (query_node.is_object()) {
+      for (const auto& [k, v] : query_node.items()) CollectScans(v, n.get());
+    }
     return n;
   }
 
@@ -302,8 +305,8 @@ class Walker {
     } else if (op == "INTERSECT") {
       n->set_op = all ? plan::SetOp::kIntersectAll : plan::SetOp::kIntersect;
     }
-    if (const Json* children = Field(node, "children"); children && children->is_array()) {
-      for (const auto& c : *children) n->inputs.push_back(Query(c));
+    if (NonEmptyArray(node, "children")) {
+      for (const auto& c : node["children"]) n->inputs.push_back(Query(c));
     } else {
       for (const char* side : {"left", "right"}) {
         if (const Json* c = Field(node, side)) n->inputs.push_back(Query(*c));
@@ -810,6 +813,12 @@ class Walker {
       e.kind = ExprKind::kWindowFunction;
       e.name = LowerStr(Str(j, "function_name"));
       children("children");
+      children("partitions");
+      if (const Json* orders = Field(j, "orders"); orders && orders->is_array()) {
+        for (const auto& o : *orders) {
+          if (const Json* x = Field(o, "expression")) e.args.push_back(Expression(*x));
+        }
+      }
     } else if (cls == "CAST") {
       e.kind = ExprKind::kCast;
       if (const Json* c = Field(j, "child")) e.args.push_back(Expression(*c));
