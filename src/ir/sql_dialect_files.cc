@@ -120,7 +120,9 @@ class OptionMapper {
 
   // Maps a string option to `duckdb_name = '<value>'`.
   void String(const std::string& key, const std::string& duckdb_name, ReaderArgs* out) {
-    if (std::optional<SparkOption> o = Take(key)) out->args.push_back(duckdb_name + " = " + Literal(o->value));
+    if (std::optional<SparkOption> o = Take(key)) {
+      out->args.push_back(duckdb_name + " = " + Literal(o->value));
+    }
   }
 
   // dateFormat / timestampFormat: Java patterns as strftime patterns.
@@ -199,7 +201,8 @@ arrow::Result<ReaderArgs> CsvArgs(OptionMapper& m, const PassInput& in) {
                                                                              : "";
       if (e.empty()) {
         return ErrorAt(in, o->value_token,
-                       "csv encoding '" + o->value + "' is not supported (UTF-8, UTF-16, ISO-8859-1)");
+                       "csv encoding '" + o->value +
+                           "' is not supported (UTF-8, UTF-16, ISO-8859-1)");
       }
       r.args.push_back("encoding = '" + e + "'");
     }

@@ -22,9 +22,11 @@ using thund::testing::ShellQuote;
 class SdpProjectRunTest : public BatchFixture {
  protected:
   void SetUp() override {
-    WriteFile("data/customers.csv", "id,name,since\n1,ann,2020-01-05\n2,bob,2021-03-07\n3,cy,2022-11-30\n");
-    WriteFile("data/events.json", "{\"id\": 1, \"kind\": \"click\"}\n{\"id\": 2, \"kind\": \"view\"}\n"
-                                  "{\"id\": 3, \"kind\": \"click\"}\n");
+    WriteFile("data/customers.csv",
+              "id,name,since\n1,ann,2020-01-05\n2,bob,2021-03-07\n3,cy,2022-11-30\n");
+    WriteFile("data/events.json",
+              "{\"id\": 1, \"kind\": \"click\"}\n{\"id\": 2, \"kind\": \"view\"}\n"
+              "{\"id\": 3, \"kind\": \"click\"}\n");
     WriteFile("project/data/codes.csv", "007,seven\n010,ten\n");  // relative to the project
     std::filesystem::create_directories(Path("data/orders"));
     Oracle("SELECT 1");  // opens the oracle's session

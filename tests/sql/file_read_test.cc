@@ -70,7 +70,8 @@ class FileReadTest : public ::testing::Test {
 const char kPeople[] = "id,name,score,code\n1,ann,1.5,007\n2,bob,2.5,010\n3,cy,3.5,100\n";
 
 TEST_F(FileReadTest, CsvWithHeaderAndInferSchemaReadsTypedColumns) {
-  const std::string f = Write("typed.csv", "id,name,score,n\n1,ann,1.5,7\n2,bob,2.5,10\n3,cy,,100\n");
+  const std::string f =
+      Write("typed.csv", "id,name,score,n\n1,ann,1.5,7\n2,bob,2.5,10\n3,cy,,100\n");
   const std::string q = "SELECT * FROM csv.`" + f +
                         "` WITH ('header' = 'true', 'inferSchema' = 'true') ORDER BY id";
   EXPECT_EQ(db_.ColumnNames(Tr(q)), (std::vector<std::string>{"id", "name", "score", "n"}));
@@ -135,7 +136,8 @@ TEST_F(FileReadTest, CsvOptionsMapToDuckDb) {
 }
 
 TEST_F(FileReadTest, JsonLinesAndMultiLine) {
-  const std::string lines = Write("events.json", "{\"id\": 1, \"tag\": \"x\"}\n{\"id\": 2, \"tag\": \"y\"}\n");
+  const std::string lines =
+      Write("events.json", "{\"id\": 1, \"tag\": \"x\"}\n{\"id\": 2, \"tag\": \"y\"}\n");
   EXPECT_EQ(Run("SELECT id, tag FROM json.`" + lines + "` ORDER BY id"),
             (Rows{{"1", "x"}, {"2", "y"}}));
   const std::string array = Write("array.json", "[\n  {\"id\": 7},\n  {\"id\": 8}\n]\n");
@@ -152,8 +154,11 @@ TEST_F(FileReadTest, ParquetDirectoriesAliasesJoinsAndCtes) {
   const std::string dir = Path("orders");
   std::filesystem::create_directories(dir + "/day=1");
   std::filesystem::create_directories(dir + "/day=2");
-  ASSERT_TRUE(db_.Exec("COPY (SELECT 1 AS id, 10 AS amount) TO '" + dir + "/day=1/part-0.parquet'"));
-  ASSERT_TRUE(db_.Exec("COPY (SELECT 2 AS id, 20 AS amount) TO '" + dir + "/day=2/part-0.parquet'"));
+  for (int day : {1, 2}) {
+    ASSERT_TRUE(db_.Exec("COPY (SELECT " + std::to_string(day) + " AS id, " +
+                         std::to_string(day * 10) + " AS amount) TO '" + dir + "/day=" +
+                         std::to_string(day) + "/part-0.parquet'"));
+  }
   Write("orders/_SUCCESS", "");  // what Spark leaves next to its output
   const std::string people = Write("people.csv", kPeople);
   // The oracle: DuckDB reading every Parquet file below the directory.
@@ -195,7 +200,8 @@ TEST_F(FileReadTest, TranslationShapes) {
 }
 
 TEST_F(FileReadTest, UnknownOrBadOptionsAreNamedErrors) {
-  std::string e = Error("SELECT *\nFROM csv.`a.csv` WITH ('header' = 'true', 'samplingRatio' = '0.5')");
+  std::string e =
+      Error("SELECT *\nFROM csv.`a.csv` WITH ('header' = 'true', 'samplingRatio' = '0.5')");
   EXPECT_NE(e.find("csv option 'samplingratio' is not supported"), std::string::npos) << e;
   EXPECT_NE(e.find("line 2, column 43"), std::string::npos) << e;
   EXPECT_NE(e.find("inferSchema"), std::string::npos) << e;  // lists what it reads

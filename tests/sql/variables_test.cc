@@ -101,15 +101,17 @@ TEST_F(VariablesTest, AnUndefinedKeyIsAnErrorAtItsPosition) {
 TEST_F(VariablesTest, WithoutConfigurationTheErrorSaysSo) {
   ParseResult r = Load("", "CREATE MATERIALIZED VIEW a AS SELECT ${x} AS x;\n");
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(All(r.diagnostics).find("${x} is not defined: the spec's configuration defines no keys"),
+  const std::string all = All(r.diagnostics);
+  EXPECT_NE(all.find("${x} is not defined: the spec's configuration defines no keys"),
             std::string::npos)
-      << All(r.diagnostics);
+      << all;
 }
 
 TEST_F(VariablesTest, UndefinedInStringsWarnsAndInCommentsIsLeftAlone) {
   ParseResult r = Load("  k: v\n",
                        "/* ${undefined_in_comment} */\n"
-                       "CREATE MATERIALIZED VIEW a AS SELECT '${not_a_key}' AS s -- ${nor_this}\n;\n");
+                       "CREATE MATERIALIZED VIEW a AS SELECT '${not_a_key}' AS s "
+                       "-- ${nor_this}\n;\n");
   ASSERT_TRUE(r.ok()) << All(r.diagnostics);
   ASSERT_EQ(r.diagnostics.size(), 1u) << All(r.diagnostics);
   EXPECT_EQ(r.diagnostics[0].severity, Severity::kWarning);
