@@ -67,9 +67,14 @@ std::string FindSdpSpec(const std::string& dir, Diagnostics* problem = nullptr);
 // configuration, and the .sql files matched by `libraries: - glob: {include:
 // ...}` (relative to the spec's directory; files in sorted path order, each
 // once). A matched .py file is an error naming it (Python definitions are not
-// supported); other extensions too. Codes: "sdp-spec" (the spec file),
-// "sdp-glob" (warnings: a glob Spark refuses, a glob matching nothing),
-// "python-library", "sdp-library", "io", plus ParseSql's per file.
+// supported); other extensions too. Before a file is parsed, `${key}` in
+// it is replaced by `key`'s value in the spec's configuration, as Spark does
+// (docs/sql.md, "Configuration variables"): the IR holds the substituted SQL,
+// and locations point into the file as written. Codes: "sdp-spec" (the spec
+// file), "sdp-glob" (warnings: a glob Spark refuses, a glob matching
+// nothing), "sql-variable" (an undefined key: an error in code, a warning in
+// a string literal), "python-library", "sdp-library", "io", plus ParseSql's
+// per file.
 ParseResult LoadSdpProject(const std::string& spec_or_dir);
 
 // True when `text` (YAML) looks like an SDP spec rather than a pipeline file:

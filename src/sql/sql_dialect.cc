@@ -175,9 +175,9 @@ std::vector<std::string> StreamReads(std::string_view spark_sql) {
 
 arrow::Result<std::string> SparkToDuckDb(std::string_view spark_sql) {
   static constexpr sql::Pass kPasses[] = {
-      sql::LexicalPass,     sql::StreamPass,   sql::WatermarkPass, sql::IntervalPass,
-      sql::TypePass,        sql::FunctionPass, sql::OperatorPass,  sql::WindowTvfPass,
-      sql::WindowGroupPass, sql::TablePass};
+      sql::FileReadPass,  sql::LexicalPass,     sql::StreamPass,   sql::WatermarkPass,
+      sql::IntervalPass,  sql::TypePass,        sql::FunctionPass, sql::OperatorPass,
+      sql::WindowTvfPass, sql::WindowGroupPass, sql::TablePass};
   // Each pass runs until it has nothing left to rewrite; the whole sequence
   // runs again until the text settles, so the result is a fixed point (what
   // makes the translation idempotent even when one pass exposes a pattern to

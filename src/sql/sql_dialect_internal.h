@@ -33,6 +33,7 @@ struct PassInput {
 using Pass = arrow::Status (*)(const PassInput&, std::vector<Edit>*);
 
 // The passes, in the order the driver runs them.
+arrow::Status FileReadPass(const PassInput& in, std::vector<Edit>* out);
 arrow::Status LexicalPass(const PassInput& in, std::vector<Edit>* out);
 arrow::Status StreamPass(const PassInput& in, std::vector<Edit>* out);
 arrow::Status WatermarkPass(const PassInput& in, std::vector<Edit>* out);

@@ -9,6 +9,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "authoring/sql/parser.h"
+#include "authoring/sql/variables.h"
 #include "thund/sql_pipeline.h"
 
 namespace thund {
@@ -277,6 +278,8 @@ ParseResult LoadSdpProject(const std::string& spec_or_dir) {
       }
     }
   }
+  // ${key} in library files reads the spec's configuration (not SET).
+  const StringMap spec_configuration = p.configuration;
   const fs::path root_dir = fs::path(spec_path).parent_path();
   std::set<fs::path> seen;
   YAML::Node libs = root["libraries"];
@@ -342,7 +345,10 @@ ParseResult LoadSdpProject(const std::string& spec_or_dir) {
         opts.project_library = true;
         opts.catalog = p.catalog;
         opts.database = p.database;
-        ParseResult part = ParseSql(sql, shown, opts);
+        const sqlp::Substitution vars = sqlp::Substitution::Apply(sql, shown, spec_configuration);
+        for (const auto& d : vars.diagnostics()) diags.push_back(d);
+        ParseResult part = ParseSql(vars.text(), shown, opts);
+        vars.MapBack(&part);
         for (auto& d : part.pipeline.datasets) p.datasets.push_back(std::move(d));
         for (auto& f : part.pipeline.flows) p.flows.push_back(std::move(f));
         for (const auto& [k, v] : part.pipeline.configuration) {

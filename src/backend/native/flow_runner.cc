@@ -91,7 +91,7 @@ arrow::Result<std::vector<std::string>> ExpandFlowInputFiles(RunContext& ctx, co
       out.push_back(r.pattern);
       continue;
     }
-    auto expanded = engine::batch::ExpandGlob(*ctx.session, r.pattern);
+    auto expanded = engine::batch::ExpandFileRead(*ctx.session, r);
     if (!expanded.ok()) return FlowError(flow, expanded.status());
     if (expanded->empty()) {
       return FlowError(flow, arrow::Status::Invalid(

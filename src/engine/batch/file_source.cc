@@ -10,6 +10,7 @@
 #include "engine/batch/input_files.h"
 #include "engine/duckdb/sql_quote.h"
 #include "engine/fs/atomic_write.h"
+#include "ir/file_uri.h"
 
 namespace thund::engine::batch {
 namespace {
@@ -149,10 +150,10 @@ arrow::Status PlanJson(DuckDbSession& session, const FileSource& source, const D
 
 arrow::Result<std::vector<std::string>> ExpandSourcePath(DuckDbSession& session,
                                                          const std::string& path) {
-  std::string pattern = path;
+  ARROW_ASSIGN_OR_RAISE(std::string pattern, internal::LocalPathOf(path));
   std::error_code ec;
-  if (!IsRemotePath(path) && std::filesystem::is_directory(path, ec)) {
-    pattern = (path.back() == '/' ? path : path + "/") + "*";
+  if (!IsRemotePath(pattern) && std::filesystem::is_directory(pattern, ec)) {
+    pattern = (pattern.back() == '/' ? pattern : pattern + "/") + "*";
   }
   ARROW_ASSIGN_OR_RAISE(auto files, ExpandGlob(session, pattern));
   std::vector<std::string> out;

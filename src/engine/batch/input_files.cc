@@ -9,6 +9,7 @@
 #include <arrow/array.h>
 
 #include "engine/duckdb/sql_quote.h"
+#include "ir/file_uri.h"
 #include "sql/sql_analysis.h"
 
 namespace thund::engine::batch {
@@ -21,6 +22,15 @@ const std::set<std::string>& FileFunctions() {
       "read_ndjson_auto", "read_json_objects", "read_ndjson_objects", "read_text",
       "read_blob",      "parquet_metadata",  "parquet_schema"};
   return kNames;
+}
+
+// The extension DuckDB's readers look for when given a directory: they read
+// every file below it (recursively) named *.csv, *.json or *.parquet.
+std::string DirectoryExtension(const std::string& function) {
+  if (function.find("csv") != std::string::npos) return "csv";
+  if (function.find("json") != std::string::npos) return "json";
+  if (function == "read_parquet" || function == "parquet_scan") return "parquet";
+  return "";
 }
 
 }  // namespace
@@ -39,13 +49,14 @@ arrow::Result<std::vector<FileRead>> FileReadsInSql(const std::string& duckdb_sq
 }
 
 bool IsRemotePath(const std::string& pattern) {
-  return pattern.find("://") != std::string::npos;
+  return !internal::IsFileUri(pattern) && pattern.find("://") != std::string::npos;
 }
 
 arrow::Result<std::vector<std::string>> ExpandGlob(DuckDbSession& session,
                                                    const std::string& pattern) {
+  ARROW_ASSIGN_OR_RAISE(std::string local, internal::LocalPathOf(pattern));
   ARROW_ASSIGN_OR_RAISE(auto table,
-                        session.Query("SELECT file FROM glob(" + QuoteString(pattern) + ")"));
+                        session.Query("SELECT file FROM glob(" + QuoteString(local) + ")"));
   std::vector<std::string> files;
   for (const auto& chunk : table->column(0)->chunks()) {
     auto strings = std::static_pointer_cast<arrow::StringArray>(chunk);
@@ -57,6 +68,18 @@ arrow::Result<std::vector<std::string>> ExpandGlob(DuckDbSession& session,
   }
   std::sort(files.begin(), files.end());
   return files;
+}
+
+arrow::Result<std::vector<std::string>> ExpandFileRead(DuckDbSession& session,
+                                                       const FileRead& read) {
+  ARROW_ASSIGN_OR_RAISE(std::string local, internal::LocalPathOf(read.pattern));
+  std::error_code ec;
+  const std::string ext = DirectoryExtension(read.function);
+  if (!ext.empty() && std::filesystem::is_directory(local, ec)) {
+    while (local.size() > 1 && local.back() == '/') local.pop_back();
+    return ExpandGlob(session, local + "/**/*." + ext);
+  }
+  return ExpandGlob(session, local);
 }
 
 arrow::Result<std::string> FileStamp(const std::string& path) {

@@ -27,13 +27,21 @@ struct FileRead {
 arrow::Result<std::vector<FileRead>> FileReadsInSql(const std::string& duckdb_sql);
 
 // True for s3://, http(s)://, ... paths: not expanded or stamped locally.
+// file: URIs are local paths (ir/file_uri.h), not remote.
 bool IsRemotePath(const std::string& pattern);
 
-// Expands `pattern` with DuckDB's own glob (so it matches exactly what the
-// table function will read), as absolute paths, sorted.
-// REQUIRES: no open stream on `session`.
+// Expands `pattern` (a file: URI is its local path) with DuckDB's own glob (so
+// it matches exactly what the table function will read), as absolute paths,
+// sorted. REQUIRES: no open stream on `session`.
 arrow::Result<std::vector<std::string>> ExpandGlob(DuckDbSession& session,
                                                    const std::string& pattern);
+
+// The files `read` reads: ExpandGlob of its pattern, except that a directory
+// given to read_csv / read_json / read_parquet (and their aliases) means every
+// *.csv / *.json / *.parquet file below it, recursively, as DuckDB reads it.
+// REQUIRES: no open stream on `session`.
+arrow::Result<std::vector<std::string>> ExpandFileRead(DuckDbSession& session,
+                                                       const FileRead& read);
 
 // "size=<bytes> mtime=<ns>" of a local file.
 arrow::Result<std::string> FileStamp(const std::string& path);

@@ -10,6 +10,7 @@
 #include <parquet/properties.h>
 
 #include "engine/fs/atomic_write.h"
+#include "ir/file_uri.h"
 
 namespace thund::engine::batch {
 namespace {
@@ -33,7 +34,11 @@ arrow::Result<SinkTarget> ResolveSink(const Dataset& sink, const StorageLayout& 
                                   "' is not supported; use append or overwrite");
   }
   t.overwrite = mode == "overwrite";
-  const std::string& loc = sink.storage.location;
+  auto local = internal::LocalPathOf(sink.storage.location);
+  if (!local.ok()) {
+    return arrow::Status::Invalid("sink '", sink.name, "': location ", local.status().message());
+  }
+  const std::string& loc = *local;
   if (loc.empty()) {
     t.path = layout.DefaultSinkDir(sink.name);
   } else {

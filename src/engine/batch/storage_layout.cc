@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "ir/file_uri.h"
+
 namespace thund::engine::batch {
 
 std::string VersionName(int64_t version) {
@@ -24,8 +26,11 @@ std::optional<int64_t> ParseVersionName(std::string_view name) {
 
 std::string DeadLetterName(const std::string& dataset) { return dataset + "__dead_letter"; }
 
-arrow::Result<StorageLayout> StorageLayout::Make(const std::string& root) {
-  if (root.empty()) return arrow::Status::Invalid("the storage root is empty");
+arrow::Result<StorageLayout> StorageLayout::Make(const std::string& location) {
+  if (location.empty()) return arrow::Status::Invalid("the storage root is empty");
+  auto local = internal::LocalPathOf(location);
+  if (!local.ok()) return arrow::Status::Invalid("storage root ", local.status().message());
+  const std::string& root = *local;
   if (root.find("://") != std::string::npos) {
     return arrow::Status::NotImplemented(
         "storage root '", root,

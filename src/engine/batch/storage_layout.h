@@ -33,9 +33,12 @@ std::string DeadLetterName(const std::string& dataset);
 // trailing slash (see Make).
 class StorageLayout {
  public:
-  // Makes `root` absolute (relative to the working directory). Fails on an
-  // empty root or a URI (the native batch engine stores on local disk only).
-  static arrow::Result<StorageLayout> Make(const std::string& root);
+  // Makes `location` an absolute path (relative to the working directory).
+  // A `file:` URI (file:///abs, file:/abs: what `spark-pipelines init`
+  // writes) is the local path it names. Fails on an empty root, a `file:` URI
+  // of another host, or any other URI (s3://...: the native batch engine
+  // stores on local disk only).
+  static arrow::Result<StorageLayout> Make(const std::string& location);
 
   const std::string& root() const { return root_; }
   std::string DatasetDir(const std::string& dataset) const { return root_ + "/" + dataset; }
