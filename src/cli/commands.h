@@ -23,5 +23,6 @@ void RegisterShow(CLI::App& app, int* exit_code);
 void RegisterQuery(CLI::App& app, int* exit_code);
 void RegisterRuns(CLI::App& app, int* exit_code);
 void RegisterCopy(CLI::App& app, int* exit_code);
+void RegisterExplain(CLI::App& app, int* exit_code);
 
 }  // namespace thund::cli

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   int exit_code = kUsage;
   RegisterCheck(app, &exit_code);
   RegisterPlan(app, &exit_code);
+  RegisterExplain(app, &exit_code);
   RegisterFmt(app, &exit_code);
   RegisterRun(app, &exit_code);
   RegisterShow(app, &exit_code);

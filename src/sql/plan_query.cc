@@ -10,6 +10,7 @@
 #include "sql/plan_walk.h"
 #include "sql/sql_analysis.h"
 #include "thund/sql_dialect.h"
+#include "thund/validate.h"
 
 namespace thund::sql {
 namespace {
@@ -134,6 +135,32 @@ class PlanCache {
 
 arrow::Result<plan::PlanPtr> PlanQuery(const std::string& sql, const InputSchemas* inputs) {
   return PlanCache::Get().Plan(sql, inputs);
+}
+
+arrow::Result<std::map<std::string, plan::PlanPtr>> PlanPipeline(const Pipeline& p) {
+  ARROW_ASSIGN_OR_RAISE(std::vector<const Flow*> order, TopoOrder(p));
+  std::map<std::string, plan::PlanPtr> plans;
+  std::map<std::string, std::shared_ptr<arrow::Schema>> produced;  // dataset -> schema
+  for (const Flow* f : order) {
+    if (f->sql.empty()) continue;
+    ARROW_ASSIGN_OR_RAISE(internal::SqlFacts facts, AnalyzeSql(f->sql));
+    InputSchemas inputs;
+    for (const auto& ref : facts.inputs) {
+      internal::ResolvedInput in = internal::ResolveInput(p, ref);
+      std::shared_ptr<arrow::Schema> schema;
+      if (const Dataset* d = p.FindDataset(in.name); d && d->schema.declared()) {
+        schema = d->schema.arrow;
+      } else if (auto it = produced.find(in.name); it != produced.end()) {
+        schema = it->second;
+      }
+      inputs[Lower(ref.Joined())] = schema;
+    }
+    auto planned = PlanQuery(f->sql, &inputs);
+    if (!planned.ok()) continue;
+    plans[f->name] = *planned;
+    if ((*planned)->schema && !produced.count(f->target)) produced[f->target] = (*planned)->schema;
+  }
+  return plans;
 }
 
 arrow::Result<internal::SqlFacts> AnalyzeSql(const std::string& sql) {

@@ -677,7 +677,7 @@ class Walker {
     using plan::JoinKind;
     n->join.kind = jt == "LEFT"    ? JoinKind::kLeft
                    : jt == "RIGHT" ? JoinKind::kRight
-                   : jt == "OUTER" ? JoinKind::kFull
+                   : jt == "FULL" || jt == "OUTER" ? JoinKind::kFull
                    : jt == "SEMI"  ? JoinKind::kSemi
                    : jt == "ANTI"  ? JoinKind::kAnti
                                    : JoinKind::kInner;

@@ -29,6 +29,12 @@ using InputSchemas = std::map<std::string, std::shared_ptr<arrow::Schema>>;
 // not exactly one query. Thread-safe.
 arrow::Result<plan::PlanPtr> PlanQuery(const std::string& sql, const InputSchemas* inputs = nullptr);
 
+// The bound plan of every SQL flow of `p`, by flow name, planned in
+// execution order: a dataset's schema is its declared one, else the output
+// schema of the flow that writes it. Flows without SQL are absent. A flow
+// whose SQL does not plan is absent too (Validate reports it).
+arrow::Result<std::map<std::string, plan::PlanPtr>> PlanPipeline(const Pipeline& p);
+
 // The facts the IR rules read (inputs with positions, aggregation, window,
 // stream reads), from the unbound plan.
 arrow::Result<internal::SqlFacts> AnalyzeSql(const std::string& sql);
