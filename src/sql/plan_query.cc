@@ -189,6 +189,11 @@ arrow::Result<internal::SqlFacts> AnalyzeSql(const std::string& sql) {
   return facts;
 }
 
+arrow::Result<std::string> WithWindowEndColumn(const std::string& sql, const std::string& name) {
+  ARROW_ASSIGN_OR_RAISE(std::string duck_sql, SparkToDuckDb(sql));
+  return AddWindowEndColumn(duck_sql, name);
+}
+
 arrow::Status CheckPredicate(const std::string& predicate) {
   ARROW_ASSIGN_OR_RAISE(std::string duck, SparkToDuckDb(predicate));
   static const std::string kPrefix = "SELECT 1 FROM t WHERE (";

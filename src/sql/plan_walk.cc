@@ -125,6 +125,32 @@ Json BareSelect(const Json& from) {
   return j;
 }
 
+// A window column among the group keys (the dialect's forms: a "window" /
+// "session_window" column, a {'start', 'end'} struct for a tumbling
+// window(), window_start / window_end from the table functions).
+Json Unaliased(const Json& e) {
+  Json c = e;
+  if (c.is_object() && c.contains("alias")) c["alias"] = "";
+  return c;
+}
+
+bool IsWindowKey(const Json& k) {
+  const std::string cls = Str(k, "class");
+  if (cls == "COLUMN_REF") {
+    const Json& names = k["column_names"];
+    if (!names.is_array() || names.empty() || !names.back().is_string()) return false;
+    const std::string n = LowerStr(names.back().get<std::string>());
+    return n == "window" || n == "session_window";
+  }
+  if (cls == "FUNCTION" && Str(k, "function_name") == "struct_pack") {
+    const Json* children = Field(k, "children");
+    if (!children || children->size() != 2) return false;
+    return Str((*children)[0], "alias") == "start" && Str((*children)[1], "alias") == "end";
+  }
+  return false;
+}
+
+
 class Walker {
  public:
   Walker(std::string_view user_sql, std::string_view duck_sql,
@@ -471,11 +497,6 @@ class Walker {
     return n;
   }
 
-  static Json Unaliased(const Json& e) {
-    Json c = e;
-    if (c.is_object() && c.contains("alias")) c["alias"] = "";
-    return c;
-  }
 
   // GROUP BY 2 -> the second select-list item.
   static Json ResolvePosition(const Json& key, const Json& select_list) {
@@ -514,25 +535,6 @@ class Walker {
   }
 
   // -------------------------------------------------------------- windows
-  // A window column among the group keys (the dialect's forms: a "window" /
-  // "session_window" column, a {'start', 'end'} struct for a tumbling
-  // window(), window_start / window_end from the table functions).
-  static bool IsWindowKey(const Json& k) {
-    const std::string cls = Str(k, "class");
-    if (cls == "COLUMN_REF") {
-      const Json& names = k["column_names"];
-      if (!names.is_array() || names.empty() || !names.back().is_string()) return false;
-      const std::string n = LowerStr(names.back().get<std::string>());
-      return n == "window" || n == "session_window";
-    }
-    if (cls == "FUNCTION" && Str(k, "function_name") == "struct_pack") {
-      const Json* children = Field(k, "children");
-      if (!children || children->size() != 2) return false;
-      return Str((*children)[0], "alias") == "start" && Str((*children)[1], "alias") == "end";
-    }
-    return false;
-  }
-
   std::shared_ptr<PlanNode> MaybeWindow(const std::vector<Json>& keys, const Json& base,
                                         std::shared_ptr<PlanNode> cur) {
     if (next_window_ >= windows_.size()) return cur;
@@ -878,7 +880,70 @@ class Walker {
   std::vector<std::shared_ptr<PlanNode>> nodes_;
 };
 
+// Replaces every column reference named `placeholder` in `j` by `with`.
+void ReplaceColumn(Json* j, const std::string& placeholder, const Json& with) {
+  if (j->is_array()) {
+    for (auto& v : *j) ReplaceColumn(&v, placeholder, with);
+    return;
+  }
+  if (!j->is_object()) return;
+  if (Str(*j, "class") == "COLUMN_REF" && j->contains("column_names") &&
+      (*j)["column_names"].size() == 1 && (*j)["column_names"][0] == placeholder) {
+    *j = with;
+    return;
+  }
+  for (auto& [k, v] : j->items()) ReplaceColumn(&v, placeholder, with);
+}
+
 }  // namespace
+
+arrow::Result<std::string> AddWindowEndColumn(std::string_view duck_sql, const std::string& name) {
+  ARROW_ASSIGN_OR_RAISE(Json statements, internal::ParseSqlToJson(duck_sql));
+  if (statements.size() != 1 || !Field(statements[0], "node")) {
+    return arrow::Status::Invalid("expected one query");
+  }
+  Json stmt = statements[0];
+  Json& node = stmt["node"];
+  if (Str(node, "type") != "SELECT_NODE") {
+    return arrow::Status::NotImplemented("the windowed aggregation is not the outermost SELECT");
+  }
+  std::string quoted = "\"";
+  for (char c : name) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  quoted += "\"";
+  const Json* key = nullptr;
+  bool tvf = false;
+  if (const Json* g = Field(node, "group_expressions"); g && g->is_array()) {
+    for (const auto& k : *g) {
+      if (IsWindowKey(k)) key = &k;
+      if (Str(k, "class") == "COLUMN_REF" && k["column_names"].is_array() &&
+          !k["column_names"].empty() && k["column_names"].back().is_string() &&
+          LowerStr(k["column_names"].back().get<std::string>()) == "window_start") {
+        tvf = true;
+      }
+    }
+  }
+  std::string tmpl;
+  if (key) {
+    tmpl = "SELECT max(struct_extract(__thund_window_key, 'end')) AS " + quoted;
+  } else if (tvf) {
+    tmpl = "SELECT max(window_end) AS " + quoted;
+  } else {
+    return arrow::Status::NotImplemented(
+        "the outermost SELECT does not group by a time window");
+  }
+  ARROW_ASSIGN_OR_RAISE(Json parsed, internal::ParseSqlToJson(tmpl));
+  Json item = parsed[0]["node"]["select_list"][0];
+  if (key) ReplaceColumn(&item, "__thund_window_key", Unaliased(*key));
+  node["select_list"].push_back(item);
+  Json doc;
+  doc["error"] = false;
+  doc["statements"] = Json::array({stmt});
+  ARROW_ASSIGN_OR_RAISE(auto rendered, internal::RenderSqlJson({doc.dump()}));
+  if (rendered.empty() || !rendered[0].ok()) {
+    return arrow::Status::UnknownError("the query with its window end does not render");
+  }
+  return *rendered[0];
+}
 
 arrow::Result<WalkResult> WalkStatement(const nlohmann::ordered_json& statement,
                                         std::string_view user_sql, std::string_view duck_sql,

@@ -40,4 +40,11 @@ arrow::Result<WalkResult> WalkStatement(const nlohmann::ordered_json& statement,
                                         std::string_view user_sql, std::string_view duck_sql,
                                         std::vector<plan::WindowInfo> windows);
 
+// `duck_sql` (DuckDB SQL) with one more output column `name`: the window end
+// of each row of its windowed aggregation (max of the window's end, which is
+// one value per group). For a windowed Append flow whose SELECT keeps no
+// window column. NotImplemented when the outermost SELECT is not the windowed
+// aggregation.
+arrow::Result<std::string> AddWindowEndColumn(std::string_view duck_sql, const std::string& name);
+
 }  // namespace thund::sql

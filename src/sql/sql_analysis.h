@@ -39,6 +39,12 @@ arrow::Result<std::map<std::string, plan::PlanPtr>> PlanPipeline(const Pipeline&
 // stream reads), from the unbound plan.
 arrow::Result<internal::SqlFacts> AnalyzeSql(const std::string& sql);
 
+// The flow's query as DuckDB SQL with one more output column `name` holding
+// each row's window end, for a windowed aggregation whose SELECT keeps no
+// window column (the plan knows the window; the output does not show it).
+// NotImplemented when the outermost SELECT is not that aggregation.
+arrow::Result<std::string> WithWindowEndColumn(const std::string& sql, const std::string& name);
+
 // OK when `predicate` parses as one SQL boolean expression.
 arrow::Status CheckPredicate(const std::string& predicate);
 

@@ -172,6 +172,9 @@ arrow::Result<std::shared_ptr<arrow::Table>> Delta(RunContext& ctx, const Flow& 
   return Query(ctx, flow, sql);
 }
 
+// The window end a windowed Append query carries when its SELECT keeps none.
+constexpr const char* kHiddenWindowEnd = "__thund_window_end";
+
 arrow::Result<std::shared_ptr<arrow::Table>> WithArrival(const std::shared_ptr<arrow::Table>& t) {
   arrow::Int64Builder b;
   ARROW_RETURN_NOT_OK(b.Reserve(t->num_rows()));
@@ -250,6 +253,25 @@ arrow::Result<FlowStep> StepFlow(RunContext& ctx, DatasetStream& ds, FlowStream&
   if (f.shape == FlowShape::kOnce && f.once_done) return step;
 
   ARROW_ASSIGN_OR_RAISE(std::string sql, TranslateFlowSql(flow));
+  // A windowed Append flow whose SELECT keeps no window column: the plan
+  // knows the window, so the query runs with its end as a hidden column.
+  std::optional<std::string> window_end;
+  bool hidden_end = false;
+  if (f.shape == FlowShape::kAppendWindowed) {
+    if (auto root = sql::PlanQuery(flow.sql); root.ok()) {
+      window_end = engine::stream::PlanWindowEnd(**root);
+      const plan::PlanNode* agg = plan::RowPathAggregate(**root);
+      if (!window_end && agg && agg->kind == plan::NodeKind::kAggregate &&
+          plan::AggregateWindow(*agg)) {
+        auto with_end = sql::WithWindowEndColumn(flow.sql, kHiddenWindowEnd);
+        if (with_end.ok()) {
+          sql = *with_end;
+          window_end = engine::QuoteIdentifier(kHiddenWindowEnd);
+          hidden_end = true;
+        }
+      }
+    }
+  }
   ARROW_ASSIGN_OR_RAISE(auto now, Query(ctx, flow, sql));
   step.rows_in = now->num_rows();
 
@@ -297,10 +319,7 @@ arrow::Result<FlowStep> StepFlow(RunContext& ctx, DatasetStream& ds, FlowStream&
       ARROW_RETURN_NOT_OK(r_now.Set(now));
       // The window comes from the plan (the aggregate's grouping key), not
       // from the output's column names.
-      std::optional<std::string> end;
-      if (auto root = sql::PlanQuery(flow.sql); root.ok()) {
-        end = engine::stream::PlanWindowEnd(**root);
-      }
+      std::optional<std::string> end = window_end;
       if (!end) end = engine::stream::FindWindowEnd(*now->schema());
       std::shared_ptr<arrow::Table> delta;
       if (end) {
@@ -310,17 +329,30 @@ arrow::Result<FlowStep> StepFlow(RunContext& ctx, DatasetStream& ds, FlowStream&
         if (f.rows && f.rows->num_rows() > 0 && w_prev != std::numeric_limits<int64_t>::min()) {
           Registered r_prev(ctx, kPrev);
           ARROW_RETURN_NOT_OK(r_prev.Set(f.rows));
+          const std::string result =
+              hidden_end ? "(SELECT * EXCLUDE (" + *end + ") FROM " + kNow + " WHERE " +
+                               "epoch_us(" + *end + ") <= " + std::to_string(w_prev) + ")"
+                         : std::string(kNow);
           ARROW_ASSIGN_OR_RAISE(
               auto late,
-              Query(ctx, flow, engine::stream::ChangedClosedWindowsSql(kNow, kPrev, *end, w_prev)));
+              Query(ctx, flow,
+                    hidden_end ? "SELECT * FROM " + result + " EXCEPT ALL SELECT * FROM " + kPrev
+                               : engine::stream::ChangedClosedWindowsSql(kNow, kPrev, *end,
+                                                                         w_prev)));
           step.late_rows = late->num_rows();
         }
       } else if (*w_now == kEndOfInput) {
-        delta = now;  // no window end in the output: everything is final at the end only
+        delta = now;  // no window end known: everything is final at the end only
       } else {
         break;
       }
       f.watermark_us = *w_now;
+      if (hidden_end) {
+        const int hidden = delta->schema()->GetFieldIndex(kHiddenWindowEnd);
+        if (hidden >= 0) {
+          ARROW_ASSIGN_OR_RAISE(delta, delta->RemoveColumn(hidden));
+        }
+      }
       ARROW_ASSIGN_OR_RAISE(auto checked, CheckRows(ctx, ds, flow, delta, &step));
       ARROW_RETURN_NOT_OK(AddRows(f, checked, &step, ds.sink));
       break;
