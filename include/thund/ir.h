@@ -298,6 +298,10 @@ struct Flow {
   std::optional<Cdc> cdc;
   std::string comment;
   SourceLocation location;  // not part of equality
+  // Where `sql` starts in its file, when it is that file's text verbatim (the
+  // SQL surface), so a problem inside the query is reported where it is
+  // written. Not part of equality.
+  SourceLocation sql_location;
 
   Flow() = default;
   Flow(std::string name, std::string target, std::string sql)

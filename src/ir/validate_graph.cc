@@ -46,13 +46,21 @@ void CheckInputs(const ValidateContext& ctx, Diagnostics* out) {
       const Dataset* d = ctx.Find(in.name);
       if (!d) {
         if (in.qualified) continue;  // a table outside the pipeline (db.t, catalog.db.t)
-        out->push_back(FlowDiag(
+        Diagnostic dg = FlowDiag(
             p, i, Severity::kError, "unknown-input", "sql",
             "flow " + Quote(f.name) + " reads " + Quote(in.name) +
                 ", which is not a dataset of this pipeline" + DidYouMean(in.name, DatasetNames(p)),
             "declare a dataset named " + Quote(in.name) +
                 ", qualify an external table with its schema (db." + in.name +
-                "), or read a file with read_parquet('path') / read_csv('path')"));
+                "), or read a file with read_parquet('path') / read_csv('path')");
+        // Where the reference is written, not where the statement starts.
+        if (f.sql_location.known() && in.line > 0) {
+          dg.location.file = f.sql_location.file;
+          dg.location.line = f.sql_location.line + in.line - 1;
+          dg.location.column =
+              in.line == 1 ? f.sql_location.column + in.column - 1 : in.column;
+        }
+        out->push_back(std::move(dg));
         continue;
       }
       if (d->kind == DatasetKind::kSink) {

@@ -46,6 +46,7 @@ struct SqlFacts {
 struct ResolvedInput {
   std::string name;
   bool qualified = false;
+  int line = 0, column = 0;  // where it is written in the flow's SQL (0: unknown)
 };
 ResolvedInput ResolveInput(const Pipeline& p, const TableRef& ref);
 

@@ -48,17 +48,17 @@ ResolvedInput ResolveInput(const Pipeline& p, const TableRef& ref) {
              (p.catalog.empty() || same(parts[0], p.catalog))) {
     parts.erase(parts.begin(), parts.begin() + 2);
   }
-  if (parts.size() != 1) return {JoinNames(parts, "."), true};
+  if (parts.size() != 1) return {JoinNames(parts, "."), true, ref.line, ref.column};
   const std::string& name = parts[0];
-  if (p.FindDataset(name)) return {name, false};
+  if (p.FindDataset(name)) return {name, false, ref.line, ref.column};
   const Dataset* match = nullptr;
   for (const auto& d : p.datasets) {
     if (same(d.name, name)) {
-      if (match && match->name != d.name) return {name, false};  // ambiguous
+      if (match && match->name != d.name) return {name, false, ref.line, ref.column};  // ambiguous
       match = &d;
     }
   }
-  return {match ? match->name : name, false};
+  return {match ? match->name : name, false, ref.line, ref.column};
 }
 
 

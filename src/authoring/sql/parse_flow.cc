@@ -150,6 +150,7 @@ static bool AnalyzeInto(FileContext* ctx, std::string_view text, size_t prefix, 
     f->sql.clear();
   } else {
     f->sql = std::string(text);
+    f->sql_location = ctx->LocAtOffset(file_offset);
   }
   out->implied = ImpliedStreaming(br.info);
   return true;
