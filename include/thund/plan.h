@@ -67,6 +67,8 @@ struct Expr {
   std::shared_ptr<const Expr> filter;   // kAggregate: FILTER (WHERE ...)
   std::shared_ptr<const struct PlanNode> subquery;  // kSubquery
   std::string alias;                    // AS alias, "" when none
+  // kStar: the columns after EXCLUDE and REPLACE (names as written).
+  std::vector<std::string> star_exclude, star_replace;
   std::string sql;                      // the expression as DuckDB SQL
   std::shared_ptr<arrow::DataType> type;  // bound type, null when unknown
   TextPos pos;
@@ -110,6 +112,7 @@ struct ScanInfo {
   // strings), e.g. read_csv('a.csv'); empty when not constant.
   std::vector<std::string> files;
   std::string alias;
+  std::vector<std::string> column_aliases;  // FROM t AS x(a, b)
   std::string Joined() const;  // "db.t"
 };
 
@@ -181,6 +184,11 @@ struct PlanNode {
   std::optional<std::string> limit, offset;  // kLimit (DuckDB SQL)
   std::vector<std::vector<Expr>> rows;       // kValues
   std::string opaque_reason;          // kOpaque: the construct, e.g. "PIVOT"
+
+  // The name the enclosing FROM clause gives this relation (a derived table's
+  // or a CTE reference's alias), and for a CTE reference the CTE's name.
+  std::string alias;
+  std::string cte;
 
   // For every node: the subtree as DuckDB SQL (a query), and its output schema.
   std::string sql;

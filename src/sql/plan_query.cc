@@ -100,6 +100,7 @@ arrow::Result<plan::PlanPtr> BuildPlan(const std::string& sql, const InputSchema
     n->scan.stream = std::find(streamed.begin(), streamed.end(), name) != streamed.end();
   }
   if (inputs) Bind(walk, *inputs);
+  walk.FinishCopies();
   return plan::PlanPtr(walk.root);
 }
 

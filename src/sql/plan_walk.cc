@@ -164,6 +164,7 @@ class Walker {
     out.root = Query(*node);
     out.renders = std::move(renders_);
     out.nodes = std::move(nodes_);
+    out.copies = std::move(copies_);
     return out;
   }
 
@@ -284,6 +285,26 @@ class Walker {
           const Json* query = value ? Field(*value, "query") : nullptr;
           const Json* qnode = query ? Field(*query, "node") : nullptr;
           if (key.empty() || !qnode) continue;
+          if (Str(*qnode, "type") == "RECURSIVE_CTE_NODE") {
+            // Rendered as `WITH RECURSIVE key AS (...) SELECT * FROM key`.
+            cte_entries_.push_back(&entry);
+            cte_plans_.emplace_back(LowerStr(key), nullptr);  // its self-references
+            Json ref;
+            ref["type"] = "BASE_TABLE";
+            ref["alias"] = "";
+            ref["sample"] = nullptr;
+            ref["query_location"] = static_cast<uint64_t>(-1);
+            ref["schema_name"] = "";
+            ref["table_name"] = key;
+            ref["column_name_alias"] = Json::array();
+            ref["catalog_name"] = "";
+            ref["at_clause"] = nullptr;
+            auto n = NewNode(NodeKind::kOpaque, BareSelect(ref));
+            n->opaque_reason = "a recursive CTE";
+            for (const auto& [k, v] : qnode->items()) CollectScans(v, n.get());
+            cte_plans_.back().second = n;
+            continue;
+          }
           std::shared_ptr<PlanNode> cte = Query(*qnode);
           cte_plans_.emplace_back(LowerStr(key), cte);
           cte_entries_.push_back(&entry);
@@ -607,7 +628,15 @@ class Walker {
         const std::string lower = LowerStr(parts[0]);
         for (auto it = cte_plans_.rbegin(); it != cte_plans_.rend(); ++it) {
           if (it->first == lower) {
-            if (it->second) return it->second;
+            if (it->second) {
+              // A reference: the CTE's plan, named for this use.
+              auto ref_node = std::make_shared<PlanNode>(*it->second);
+              copies_.emplace_back(ref_node, it->second);
+              ref_node->cte = parts[0];
+              ref_node->alias = Str(ref, "alias").empty() ? parts[0] : Str(ref, "alias");
+              ref_node->pos = NamePos(ref, parts[0]);
+              return ref_node;
+            }
             // A recursive CTE's self-reference.
             auto n = NewNode(NodeKind::kOpaque, render);
             n->opaque_reason = "a recursive CTE's reference to itself";
@@ -619,6 +648,11 @@ class Walker {
       n->scan.kind = plan::ScanKind::kDataset;
       n->scan.name = parts;
       n->scan.alias = Str(ref, "alias");
+      if (const Json* names = Field(ref, "column_name_alias"); names && names->is_array()) {
+        for (const auto& c : *names) {
+          if (c.is_string()) n->scan.column_aliases.push_back(c.get<std::string>());
+        }
+      }
       n->pos = NamePos(ref, parts.empty() ? "" : parts.back());
       return n;
     }
@@ -652,8 +686,16 @@ class Walker {
         n->inputs.push_back(TvfInput(*node));
         return n;
       }
-      // A derived table is its query; its alias only renames.
-      return Query(*node);
+      // A derived table is its query; its alias only names it.
+      std::shared_ptr<PlanNode> q = Query(*node);
+      if (!q->cte.empty() || !q->alias.empty()) {
+        auto copy = std::make_shared<PlanNode>(*q);
+        copies_.emplace_back(copy, q);
+        q = copy;
+      }
+      q->cte.clear();
+      q->alias = Str(ref, "alias");
+      return q;
     }
     if (type == "JOIN") return Join(ref, render);
     if (type == "EXPRESSION_LIST") {
@@ -805,6 +847,29 @@ class Walker {
     } else if (cls == "STAR") {
       e.kind = ExprKind::kStar;
       if (!Str(j, "relation_name").empty()) e.qualifier.push_back(Str(j, "relation_name"));
+      const bool columns = j.contains("columns") && j["columns"].is_boolean() &&
+                           j["columns"].get<bool>();
+      if (columns || Field(j, "expr")) {
+        e.kind = ExprKind::kOther;  // COLUMNS(...): a set of expressions, not a star
+        e.name = "columns";
+      }
+      if (const Json* ex = Field(j, "exclude_list"); ex && ex->is_array()) {
+        for (const auto& x : *ex) {
+          if (x.is_string()) {
+            e.star_exclude.push_back(x.get<std::string>());
+          } else if (x.is_object() && x.contains("column_names") && x["column_names"].is_array() &&
+                     !x["column_names"].empty() && x["column_names"].back().is_string()) {
+            e.star_exclude.push_back(x["column_names"].back().get<std::string>());
+          }
+        }
+      }
+      if (const Json* rep = Field(j, "replace_list"); rep && rep->is_array()) {
+        for (const auto& x : *rep) {
+          if (x.is_object() && x.contains("key") && x["key"].is_string()) {
+            e.star_replace.push_back(x["key"].get<std::string>());
+          }
+        }
+      }
     } else if (cls == "FUNCTION") {
       e.name = LowerStr(Str(j, "function_name"));
       e.kind = IsAggregateCall(j) ? ExprKind::kAggregate : ExprKind::kFunction;
@@ -878,6 +943,7 @@ class Walker {
   std::vector<std::pair<std::string, std::shared_ptr<PlanNode>>> cte_plans_;
   std::vector<RenderJob> renders_;
   std::vector<std::shared_ptr<PlanNode>> nodes_;
+  std::vector<std::pair<std::shared_ptr<PlanNode>, std::shared_ptr<PlanNode>>> copies_;
 };
 
 // Replaces every column reference named `placeholder` in `j` by `with`.
@@ -896,6 +962,17 @@ void ReplaceColumn(Json* j, const std::string& placeholder, const Json& with) {
 }
 
 }  // namespace
+
+void WalkResult::FinishCopies() {
+  for (auto& [copy, original] : copies) {
+    const std::string alias = copy->alias, cte = copy->cte;
+    const plan::TextPos pos = copy->pos;
+    *copy = *original;
+    copy->alias = alias;
+    copy->cte = cte;
+    if (pos.known()) copy->pos = pos;
+  }
+}
 
 arrow::Result<std::string> AddWindowEndColumn(std::string_view duck_sql, const std::string& name) {
   ARROW_ASSIGN_OR_RAISE(Json statements, internal::ParseSqlToJson(duck_sql));

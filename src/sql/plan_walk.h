@@ -31,6 +31,13 @@ struct WalkResult {
   std::vector<RenderJob> renders;
   // Every node built, each once (the walk owns them until it returns).
   std::vector<std::shared_ptr<plan::PlanNode>> nodes;
+  // Nodes that are another node under a name (a CTE reference, an aliased
+  // derived table): (copy, original), in creation order. FinishCopies() makes
+  // each copy equal to its original, once rendered and bound, but for its
+  // alias, CTE name and position.
+  std::vector<std::pair<std::shared_ptr<plan::PlanNode>, std::shared_ptr<plan::PlanNode>>> copies;
+
+  void FinishCopies();
 };
 
 // Builds the plan of `statement` (one element of the document's

@@ -4,14 +4,13 @@
 
 #include "engine/keyed/key_spec.h"
 #include "engine/keyed/placement_tree.h"
-#include "sql/duckdb_parser.h"
+#include "sql/sql_analysis.h"
 
 namespace thund::engine::keyed {
 namespace {
 
 using placement_internal::AnalyzeQuery;
 using placement_internal::IsRowWise;
-using placement_internal::Json;
 using placement_internal::Lower;
 using placement_internal::OutColumn;
 using placement_internal::QueryColumns;
@@ -54,11 +53,14 @@ arrow::Result<FilterPlacement> PlanFilterPlacement(const std::string& sql,
         "filter right after source '" + sources[0].name + "' (key " + JoinNames(columns) + ")";
     return p;
   }
-  ARROW_ASSIGN_OR_RAISE(Json statements, internal::ParseSqlToJson(sql));
-  if (statements.size() != 1 || !statements[0].contains("node")) {
-    return arrow::Status::Invalid("the transform must be exactly one SELECT query");
+  auto planned = sql::PlanQuery(sql);
+  if (!planned.ok()) {
+    if (planned.status().message().find("expected one SELECT query") != std::string::npos) {
+      return arrow::Status::Invalid("the transform must be exactly one SELECT query");
+    }
+    return planned.status();
   }
-  const Json& root = statements[0]["node"];
+  const plan::PlanNode& root = **planned;
   const bool row_wise = IsRowWise(root, sources);
   auto before_write = [&](const std::string& why) {
     FilterPlacement p = BeforeWrite(why);

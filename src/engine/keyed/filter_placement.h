@@ -4,8 +4,8 @@
 // output unchanged: a skipped row then costs no transform, join or write work.
 // That is correct when dropping the source row drops exactly the output rows
 // with that key -- filtering on an output column pushed down, as any optimizer
-// pushes a predicate. PlanFilterPlacement decides from DuckDB's own parse tree
-// (json_serialize_sql) and pushes the filter to a source only through:
+// pushes a predicate. PlanFilterPlacement decides from the query's logical plan
+// (thund/plan.h) and pushes the filter to a source only through:
 //   * projections where the key is a plain column reference (optionally renamed),
 //     `*` (with EXCLUDE; a REPLACEd key is computed);
 //   * WHERE clauses and DISTINCT; ORDER BY;

@@ -2,10 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <optional>
 #include <set>
-
-#include "sql/duckdb_parser.h"
 
 namespace thund::engine::keyed::placement_internal {
 
@@ -17,38 +16,61 @@ std::string Lower(std::string s) {
 
 namespace {
 
-std::string Str(const Json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+using plan::Expr;
+using plan::ExprKind;
+using plan::NodeKind;
+using plan::PlanNode;
+
+bool Any(const Expr& e, const std::function<bool(const Expr&)>& pred) {
+  if (pred(e)) return true;
+  for (const auto& a : e.args) {
+    if (Any(a, pred)) return true;
+  }
+  return e.filter && Any(*e.filter, pred);
 }
 
-bool IsNullOrEmpty(const Json& j, const char* key) {
-  auto it = j.find(key);
-  return it == j.end() || it->is_null() || (it->is_array() && it->empty());
+bool HasWindowFunction(const Expr& e) {
+  return Any(e, [](const Expr& x) { return x.kind == ExprKind::kWindowFunction; });
+}
+
+bool HasAggregateOrSubquery(const Expr& e) {
+  return Any(e, [](const Expr& x) {
+    return x.kind == ExprKind::kSubquery || x.kind == ExprKind::kWindowFunction ||
+           x.kind == ExprKind::kAggregate;
+  });
+}
+
+// The node below `n` through the filters of one clause ("where", "having").
+const PlanNode* Below(const PlanNode* n, const char* clause) {
+  while (n->kind == NodeKind::kFilter && n->filter_clause == clause) n = n->input();
+  return n;
 }
 
 class Planner {
  public:
   explicit Planner(const std::vector<SourceSchema>& sources) : sources_(sources) {}
 
-  QueryColumns Node(const Json& node) {
-    if (!IsNullOrEmpty(node["cte_map"], "map")) return Opaque("the query has a WITH clause");
-    for (const auto& m : node["modifiers"]) {
-      const std::string type = Str(m, "type");
-      if (type == "LIMIT_MODIFIER" || type == "LIMIT_PERCENT_MODIFIER") {
+  QueryColumns Node(const PlanNode& node) {
+    if (!node.cte.empty()) return Opaque("the query has a WITH clause");
+    switch (node.kind) {
+      case NodeKind::kLimit:
         return Opaque("the query has a LIMIT");
-      }
-      if (type == "DISTINCT_MODIFIER" && !IsNullOrEmpty(m, "distinct_on_targets")) {
-        return Opaque("the query has DISTINCT ON");
-      }
+      case NodeKind::kDistinct:
+        if (!node.exprs.empty()) return Opaque("the query has DISTINCT ON");
+        return Node(*node.input());
+      case NodeKind::kSort:
+        return Node(*node.input());
+      case NodeKind::kFilter:
+        if (node.filter_clause == "qualify") return Opaque("the query uses window functions");
+        return Opaque("the query filters after its SELECT");
+      case NodeKind::kProject:
+        return Select(node);
+      case NodeKind::kUnion:
+        return SetOperation(node);
+      default:
+        return Opaque(std::string("the query is a ") + plan::Name(node.kind));
     }
-    const std::string type = Str(node, "type");
-    if (type == "SELECT_NODE") return Select(node);
-    if (type == "SET_OPERATION_NODE") return SetOperation(node);
-    return Opaque("the query is a " + type);
   }
-
-  std::map<std::string, int>& references() { return references_; }
 
  private:
   static QueryColumns Opaque(std::string why) {
@@ -58,77 +80,60 @@ class Planner {
     return r;
   }
 
-  static bool HasWindow(const Json& j) {
-    if (j.is_object()) {
-      if (Str(j, "class") == "WINDOW") return true;
-      for (const auto& [k, v] : j.items()) {
-        if (HasWindow(v)) return true;
-      }
-    } else if (j.is_array()) {
-      for (const auto& v : j) {
-        if (HasWindow(v)) return true;
-      }
+  QueryColumns SetOperation(const PlanNode& node) {
+    const bool by_name =
+        node.set_op == plan::SetOp::kUnionByName || node.set_op == plan::SetOp::kUnionAllByName;
+    if (node.set_op != plan::SetOp::kUnion && node.set_op != plan::SetOp::kUnionAll && !by_name) {
+      std::string op = plan::Name(node.set_op);
+      std::transform(op.begin(), op.end(), op.begin(), ::toupper);
+      return Opaque("the query uses " + op.substr(0, op.find(' ')));
     }
-    return false;
-  }
-
-  // Counts every BASE_TABLE anywhere (FROM, subqueries in WHERE, ...).
-  void CountReferences(const Json& j) {
-    if (j.is_object()) {
-      if (Str(j, "type") == "BASE_TABLE" && !j.contains("class")) {
-        ++references_[Lower(Str(j, "table_name"))];
-      }
-      for (const auto& [k, v] : j.items()) CountReferences(v);
-    } else if (j.is_array()) {
-      for (const auto& v : j) CountReferences(v);
-    }
-  }
-
- public:
-  void Count(const Json& root) { CountReferences(root); }
-
- private:
-  QueryColumns SetOperation(const Json& node) {
-    const std::string op = Str(node, "setop_type");
-    if (op != "UNION" && op != "UNION_BY_NAME") return Opaque("the query uses " + op);
-    QueryColumns left = Node(node["left"]);
-    QueryColumns right = Node(node["right"]);
-    if (left.opaque) return left;
-    if (right.opaque) return right;
     QueryColumns out;
-    out.columns = left.columns;
-    for (size_t i = 0; i < out.columns.size(); ++i) {
-      const OutColumn* other = nullptr;
-      if (op == "UNION") {
-        if (i < right.columns.size()) other = &right.columns[i];
-      } else {
-        for (const auto& c : right.columns) {
-          if (Lower(c.name) == Lower(out.columns[i].name)) other = &c;
-        }
-      }
-      if (other == nullptr || !other->plain) {
-        out.columns[i].plain = false;
-        out.columns[i].origins.clear();
+    for (size_t b = 0; b < node.inputs.size(); ++b) {
+      QueryColumns branch = Node(*node.input(b));
+      if (branch.opaque) return branch;
+      if (b == 0) {
+        out.columns = branch.columns;
         continue;
       }
-      out.columns[i].origins.insert(out.columns[i].origins.end(), other->origins.begin(),
-                                    other->origins.end());
+      for (size_t i = 0; i < out.columns.size(); ++i) {
+        const OutColumn* other = nullptr;
+        if (!by_name) {
+          if (i < branch.columns.size()) other = &branch.columns[i];
+        } else {
+          for (const auto& c : branch.columns) {
+            if (Lower(c.name) == Lower(out.columns[i].name)) other = &c;
+          }
+        }
+        if (other == nullptr || !other->plain) {
+          out.columns[i].plain = false;
+          out.columns[i].origins.clear();
+          continue;
+        }
+        out.columns[i].origins.insert(out.columns[i].origins.end(), other->origins.begin(),
+                                      other->origins.end());
+      }
     }
     return out;
   }
 
   // Relations of a FROM clause, left to right.
-  std::vector<Relation> From(const Json& ref, bool preserved, std::string* why) {
-    if (ref.is_null()) return {};
-    const std::string type = Str(ref, "type");
-    if (type == "BASE_TABLE") {
+  std::vector<Relation> From(const PlanNode& node, bool preserved, std::string* why) {
+    if (!node.cte.empty()) {
       Relation rel;
-      const std::string table = Str(ref, "table_name");
-      rel.alias = Str(ref, "alias").empty() ? table : Str(ref, "alias");
+      rel.opaque = true;
+      rel.alias = node.alias;
+      *why = "the query has a WITH clause";
+      return {rel};
+    }
+    if (node.kind == NodeKind::kScan && node.scan.kind == plan::ScanKind::kDataset) {
+      Relation rel;
+      const std::string table = node.scan.name.empty() ? "" : node.scan.name.back();
+      rel.alias = node.scan.alias.empty() ? table : node.scan.alias;
       rel.preserved = preserved;
       const SourceSchema* src = nullptr;
       for (const auto& s : sources_) {
-        if (Lower(s.name) == Lower(table) && Str(ref, "schema_name").empty()) src = &s;
+        if (Lower(s.name) == Lower(table) && node.scan.name.size() == 1) src = &s;
       }
       if (src == nullptr) {
         rel.opaque = true;
@@ -138,63 +143,72 @@ class Planner {
       for (const auto& f : src->schema->fields()) {
         rel.columns.push_back(OutColumn{f->name(), true, {Origin{src->name, f->name()}}});
       }
-      if (!IsNullOrEmpty(ref, "column_name_alias")) {
-        const auto& names = ref["column_name_alias"];
-        for (size_t i = 0; i < names.size() && i < rel.columns.size(); ++i) {
-          rel.columns[i].name = names[i].get<std::string>();
-        }
+      const auto& names = node.scan.column_aliases;
+      for (size_t i = 0; i < names.size() && i < rel.columns.size(); ++i) {
+        rel.columns[i].name = names[i];
       }
       return {rel};
     }
-    if (type == "SUBQUERY") {
-      QueryColumns sub = Node(ref["subquery"]["node"]);
+    if (node.kind == NodeKind::kJoin) {
+      using plan::JoinKind;
+      bool left_ok = false, right_ok = false, right_visible = true;
+      switch (node.join.kind) {
+        case JoinKind::kPositional:
+          *why = "a POSITIONAL JOIN pairs rows by position";
+          break;
+        case JoinKind::kInner:
+        case JoinKind::kCross:
+        case JoinKind::kAsOf:
+          left_ok = right_ok = true;
+          break;
+        case JoinKind::kLeft:
+          left_ok = true;
+          break;
+        case JoinKind::kRight:
+          right_ok = true;
+          break;
+        case JoinKind::kSemi:
+        case JoinKind::kAnti:
+          left_ok = true;
+          right_visible = false;
+          break;
+        case JoinKind::kFull:
+          *why = "a FULL join can null-supply both sides";
+          break;
+      }
+      std::vector<Relation> out = From(*node.input(0), preserved && left_ok, why);
+      std::vector<Relation> right = From(*node.input(1), preserved && right_ok, why);
+      for (auto& r : right) r.visible = r.visible && right_visible;
+      out.insert(out.end(), right.begin(), right.end());
+      return out;
+    }
+    if (node.kind == NodeKind::kProject || node.kind == NodeKind::kUnion ||
+        node.kind == NodeKind::kSort || node.kind == NodeKind::kLimit ||
+        node.kind == NodeKind::kDistinct || node.kind == NodeKind::kFilter) {
+      // A derived table.
+      QueryColumns sub = Node(node);
       Relation rel;
-      rel.alias = Str(ref, "alias");
+      rel.alias = node.alias;
       rel.preserved = preserved;
       rel.opaque = sub.opaque;
       rel.columns = sub.columns;
       if (sub.opaque) *why = sub.why;
       return {rel};
     }
-    if (type == "JOIN") {
-      const std::string join = Str(ref, "join_type");
-      const std::string kind = Str(ref, "ref_type");
-      bool left_ok = false, right_ok = false, right_visible = true;
-      if (kind == "POSITIONAL") {
-        *why = "a POSITIONAL JOIN pairs rows by position";
-      } else if (join == "INNER") {
-        left_ok = right_ok = true;
-      } else if (join == "LEFT") {
-        left_ok = true;
-      } else if (join == "RIGHT") {
-        right_ok = true;
-      } else if (join == "SEMI" || join == "ANTI") {
-        left_ok = true;
-        right_visible = false;
-      } else {
-        *why = "a " + join + " join can null-supply both sides";
-      }
-      std::vector<Relation> out = From(ref["left"], preserved && left_ok, why);
-      std::vector<Relation> right = From(ref["right"], preserved && right_ok, why);
-      for (auto& r : right) r.visible = r.visible && right_visible;
-      out.insert(out.end(), right.begin(), right.end());
-      return out;
-    }
     Relation rel;
     rel.opaque = true;
-    rel.alias = Str(ref, "alias");
+    rel.alias = node.kind == NodeKind::kScan ? node.scan.alias : node.alias;
     return {rel};  // table functions, VALUES, ...: no source columns
   }
 
   // Resolves a column reference in `rels`.
-  std::optional<OutColumn> Column(const std::vector<Relation>& rels,
-                                  const std::vector<std::string>& parts) {
-    const std::string col = Lower(parts.back());
+  std::optional<OutColumn> Column(const std::vector<Relation>& rels, const Expr& ref) {
+    const std::string col = Lower(ref.name);
     std::vector<const OutColumn*> found;
     bool preserved = true;
     for (const auto& rel : rels) {
       if (!rel.visible) continue;
-      if (parts.size() >= 2 && Lower(rel.alias) != Lower(parts[parts.size() - 2])) continue;
+      if (!ref.qualifier.empty() && Lower(rel.alias) != Lower(ref.qualifier.back())) continue;
       for (const auto& c : rel.columns) {
         if (Lower(c.name) == col) {
           found.push_back(&c);
@@ -206,39 +220,34 @@ class Planner {
     return *found[0];
   }
 
-  QueryColumns Select(const Json& node) {
-    if (!IsNullOrEmpty(node, "group_expressions") || !node["having"].is_null()) {
+  QueryColumns Select(const PlanNode& project) {
+    const PlanNode* below = Below(project.input(), "having");
+    if (below->kind == NodeKind::kAggregate || below != project.input()) {
       return Opaque("the query aggregates (GROUP BY / HAVING)");
     }
-    if (!node["qualify"].is_null() || HasWindow(node["select_list"])) {
-      return Opaque("the query uses window functions");
+    for (const auto& e : project.exprs) {
+      if (HasWindowFunction(e)) return Opaque("the query uses window functions");
     }
     std::string why;
-    std::vector<Relation> rels = From(node["from_table"], true, &why);
+    std::vector<Relation> rels;
+    const PlanNode* from = Below(below, "where");
+    if (from->kind != NodeKind::kValues || !from->rows.empty()) rels = From(*from, true, &why);
     QueryColumns out;
-    for (const auto& expr : node["select_list"]) {
-      const std::string cls = Str(expr, "class");
-      const std::string alias = Str(expr, "alias");
-      if (cls == "COLUMN_REF") {
-        std::vector<std::string> parts = expr["column_names"].get<std::vector<std::string>>();
-        auto c = Column(rels, parts);
+    for (const auto& expr : project.exprs) {
+      if (expr.kind == ExprKind::kColumn) {
+        auto c = Column(rels, expr);
         OutColumn oc = c.value_or(OutColumn{});
-        oc.name = alias.empty() ? parts.back() : alias;
+        oc.name = expr.alias.empty() ? expr.name : expr.alias;
         if (!c || !c->plain) {
           oc.plain = false;
           oc.origins.clear();
         }
         out.columns.push_back(std::move(oc));
-      } else if (cls == "STAR") {
-        if (expr.value("columns", false) || !expr["expr"].is_null()) {
-          return Opaque("the query uses COLUMNS(...)");
-        }
+      } else if (expr.kind == ExprKind::kStar) {
         std::set<std::string> excluded, replaced;
-        for (const auto& e : expr["exclude_list"]) excluded.insert(Lower(e.get<std::string>()));
-        for (const auto& e : expr["replace_list"]) {
-          replaced.insert(Lower(e.is_object() ? Str(e, "key") : e.dump()));
-        }
-        const std::string qualifier = Lower(Str(expr, "relation_name"));
+        for (const auto& e : expr.star_exclude) excluded.insert(Lower(e));
+        for (const auto& e : expr.star_replace) replaced.insert(Lower(e));
+        const std::string qualifier = expr.qualifier.empty() ? "" : Lower(expr.qualifier.back());
         for (const auto& rel : rels) {
           if (!rel.visible || (!qualifier.empty() && Lower(rel.alias) != qualifier)) continue;
           if (rel.opaque) return Opaque(why.empty() ? "`*` over an unknown relation" : why);
@@ -251,8 +260,10 @@ class Planner {
             out.columns.push_back(std::move(c));
           }
         }
+      } else if (expr.kind == ExprKind::kOther && expr.name == "columns") {
+        return Opaque("the query uses COLUMNS(...)");
       } else {
-        out.columns.push_back(OutColumn{alias, false, {}});
+        out.columns.push_back(OutColumn{expr.alias, false, {}});
       }
     }
     if (out.why.empty()) out.why = why;
@@ -260,53 +271,38 @@ class Planner {
   }
 
   const std::vector<SourceSchema>& sources_;
-  std::map<std::string, int> references_;
 };
-
-bool HasAggregateOrSubquery(const Json& j) {
-  if (j.is_object()) {
-    const std::string cls = Str(j, "class");
-    if (cls == "SUBQUERY" || cls == "WINDOW") return true;
-    if (cls == "FUNCTION" &&
-        internal::AggregateFunctionNames().count(Lower(Str(j, "function_name"))) > 0) {
-      return true;
-    }
-    for (const auto& [k, v] : j.items()) {
-      if (HasAggregateOrSubquery(v)) return true;
-    }
-  } else if (j.is_array()) {
-    for (const auto& v : j) {
-      if (HasAggregateOrSubquery(v)) return true;
-    }
-  }
-  return false;
-}
 
 }  // namespace
 
-QueryColumns AnalyzeQuery(const Json& root, const std::vector<SourceSchema>& sources,
+QueryColumns AnalyzeQuery(const plan::PlanNode& root, const std::vector<SourceSchema>& sources,
                           std::map<std::string, int>* references) {
-  Planner planner(sources);
-  planner.Count(root);
-  QueryColumns out = planner.Node(root);
-  *references = planner.references();
-  return out;
+  // Every read of a relation anywhere (FROM, subqueries in WHERE, ...).
+  for (const PlanNode* n : plan::Nodes(root)) {
+    if (n->kind == NodeKind::kScan && n->scan.kind == plan::ScanKind::kDataset &&
+        !n->scan.name.empty()) {
+      ++(*references)[Lower(n->scan.name.back())];
+    }
+  }
+  return Planner(sources).Node(root);
 }
 
-bool IsRowWise(const Json& node, const std::vector<SourceSchema>& sources) {
-  if (sources.size() != 1 || Str(node, "type") != "SELECT_NODE") return false;
-  if (!node["modifiers"].empty() || !IsNullOrEmpty(node["cte_map"], "map")) return false;
-  if (!IsNullOrEmpty(node, "group_expressions") || !node["having"].is_null() ||
-      !node["qualify"].is_null() || !node["sample"].is_null()) {
+bool IsRowWise(const plan::PlanNode& root, const std::vector<SourceSchema>& sources) {
+  if (sources.size() != 1 || root.kind != NodeKind::kProject) return false;
+  const PlanNode* below = root.input();
+  std::vector<const Expr*> checked;
+  for (const auto& e : root.exprs) checked.push_back(&e);
+  while (below->kind == NodeKind::kFilter && below->filter_clause == "where") {
+    checked.push_back(&*below->predicate);
+    below = below->input();
+  }
+  if (below->kind != NodeKind::kScan || below->scan.kind != plan::ScanKind::kDataset ||
+      !below->cte.empty() || below->scan.name.size() != 1 ||
+      Lower(below->scan.name[0]) != Lower(sources[0].name)) {
     return false;
   }
-  const Json& from = node["from_table"];
-  if (Str(from, "type") != "BASE_TABLE" || !Str(from, "schema_name").empty() ||
-      Lower(Str(from, "table_name")) != Lower(sources[0].name)) {
-    return false;
-  }
-  return !HasAggregateOrSubquery(node["select_list"]) &&
-         !HasAggregateOrSubquery(node["where_clause"]);
+  return std::none_of(checked.begin(), checked.end(),
+                      [](const Expr* e) { return HasAggregateOrSubquery(*e); });
 }
 
 }  // namespace thund::engine::keyed::placement_internal

@@ -1,17 +1,15 @@
 // Internal to filter_placement.cc: what a query's output columns are made of,
-// read from DuckDB's parse tree (json_serialize_sql). Not public API.
+// read from the query's logical plan (thund/plan.h). Not public API.
 #pragma once
 
 #include <map>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "engine/keyed/filter_placement.h"
+#include "thund/plan.h"
 
 namespace thund::engine::keyed::placement_internal {
-
-using Json = nlohmann::ordered_json;
 
 std::string Lower(std::string s);
 
@@ -39,13 +37,13 @@ struct QueryColumns {
   std::string why;  // when something blocked pushdown
 };
 
-// The output columns of the query `root` (a statement's "node") over
+// The output columns of the query plan `root` over
 // `sources`, with where each plain column comes from; `references` counts how
 // often each source (lower-cased) is read anywhere in the query.
-QueryColumns AnalyzeQuery(const Json& root, const std::vector<SourceSchema>& sources,
+QueryColumns AnalyzeQuery(const plan::PlanNode& root, const std::vector<SourceSchema>& sources,
                           std::map<std::string, int>* references);
 
 // True when the query maps each row of its single source on its own.
-bool IsRowWise(const Json& node, const std::vector<SourceSchema>& sources);
+bool IsRowWise(const plan::PlanNode& root, const std::vector<SourceSchema>& sources);
 
 }  // namespace thund::engine::keyed::placement_internal
