@@ -1,4 +1,6 @@
-// Checking and ordering a pipeline.
+// Checking and ordering a pipeline. Implemented by the SQL frontend (src/sql/),
+// which supplies what each flow's SQL reads and does; the rules themselves are
+// the IR's (src/ir/) and hold for every backend.
 #pragma once
 
 #include <string>
@@ -11,8 +13,8 @@
 
 namespace thund {
 
-// The datasets a SQL query reads, in first-seen order, as inferred by DuckDB's
-// own parser (json_serialize_sql). CTE names, subquery aliases and table
+// The datasets a SQL query reads, in first-seen order, from the query's logical
+// plan (plan.h; built from DuckDB's own parser). CTE names, subquery aliases and table
 // functions (read_parquet, range, ...) are not dataset references. A
 // `STREAM(x)` / `stream(x)` call counts as reading dataset `x`. Qualified names
 // keep their qualifier ("db.t").

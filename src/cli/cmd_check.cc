@@ -13,10 +13,12 @@ namespace {
 struct CheckOptions {
   std::string path;
   std::string format = "human";  // human | json
+  std::string backend = "native";  // native | spark
 };
 
 int RunCheck(const CheckOptions& o) {
-  Loaded l = LoadAndValidate(o.path);
+  Loaded l = LoadAndValidate(
+      o.path, o.backend == "spark" ? CheckBackend::kSpark : CheckBackend::kNative);
   const bool ok = !HasErrors(l.diagnostics);
   if (o.format == "json") {
     std::cout << DiagnosticsJson(l.diagnostics) << "\n";
@@ -37,6 +39,10 @@ void RegisterCheck(CLI::App& app, int* exit_code) {
   auto* c = app.add_subcommand("check", "Validate a pipeline; exit 0 when valid, 1 when not.");
   c->add_option("PATH", o->path, "pipeline file (.yaml/.yml/.json), .sql file, spark-pipeline.yml, or a directory holding one")->required();
   c->add_option("--format", o->format, "output format")->check(CLI::IsMember({"human", "json"}));
+  c->add_option("--backend", o->backend,
+                "the engine the SQL is checked for: native (DuckDB's functions) or spark (graph "
+                "and IR rules only; Spark checks its own SQL)")
+      ->check(CLI::IsMember({"native", "spark"}));
   c->callback([o, exit_code] { *exit_code = RunCheck(*o); });
 }
 

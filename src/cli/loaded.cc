@@ -21,7 +21,7 @@ std::string ReadFile(const std::string& path) {
 
 }  // namespace
 
-Loaded LoadAndValidate(const std::string& path) {
+Loaded LoadAndValidate(const std::string& path, CheckBackend backend) {
   Loaded l;
   ParseResult r = LoadPipeline(path);
   l.pipeline = std::move(r.pipeline);
@@ -34,7 +34,9 @@ Loaded LoadAndValidate(const std::string& path) {
   }
   if (l.parsed) {
     Diagnostics v = Validate(l.pipeline);
-    for (auto& d : CheckSqlFunctions(l.pipeline)) v.push_back(std::move(d));
+    if (backend == CheckBackend::kNative) {
+      for (auto& d : CheckSqlFunctions(l.pipeline)) v.push_back(std::move(d));
+    }
     for (auto& d : v) {
       if (!d.location.file.empty() && !l.sources.count(d.location.file)) {
         l.sources[d.location.file] = ReadFile(d.location.file);

@@ -18,9 +18,15 @@ struct Loaded {
   bool parsed = false;                   // false: the file could not be read/parsed at all
 };
 
+// The backend a pipeline is checked for. The rules about the graph and the IR
+// hold for every backend; SQL semantic checks (unknown functions) belong to
+// the engine that will run the flows: DuckDB's catalog for the native engine.
+// A Spark-only function is not refused for a pipeline checked for Spark.
+enum class CheckBackend { kNative, kSpark };
+
 // Loads PATH (pipeline file, .sql file, SDP project or spec; see load.h) and,
-// when it parsed, validates it and checks the SQL functions of its flows.
-Loaded LoadAndValidate(const std::string& path);
+// when it parsed, validates it and runs `backend`'s SQL checks on its flows.
+Loaded LoadAndValidate(const std::string& path, CheckBackend backend = CheckBackend::kNative);
 
 // Human form: every diagnostic rendered with its source excerpt, then a
 // one-line count. JSON form: {"diagnostics":[...], "errors":N, "warnings":N}.

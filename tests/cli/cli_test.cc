@@ -263,3 +263,83 @@ TEST_F(CliSqlTest, FmtConvertsBetweenSurfacesLosslessly) {
 
 }  // namespace
 }  // namespace thund
+
+namespace thund {
+namespace {
+
+class ExplainCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("thund-explain-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string Write(const std::string& name, const std::string& text) {
+    auto p = dir_ / name;
+    std::ofstream(p) << text;
+    return p.string();
+  }
+  testing::CommandResult Thund(const std::string& args) {
+    return testing::RunCommand(testing::ShellQuote(THUND_BINARY) + " " + args);
+  }
+  std::filesystem::path dir_;
+};
+
+constexpr const char* kExplainSql = R"sql(
+CREATE MATERIALIZED VIEW orders (id BIGINT, customer STRING, amount DOUBLE) AS
+SELECT 1 AS id, 'ada' AS customer, 2.5 AS amount;
+CREATE MATERIALIZED VIEW totals AS
+SELECT customer, sum(amount) AS total FROM orders GROUP BY customer;
+CREATE STREAMING TABLE events AS SELECT * FROM STREAM read_files('/tmp/none', format => 'csv');
+)sql";
+
+TEST_F(ExplainCliTest, ShowsEachFlowsPlanWithSchemasFromItsInputs) {
+  const std::string path = Write("p.sql", kExplainSql);
+  auto r = Thund("explain " + testing::ShellQuote(path) + " totals");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  // The plan of totals, bound over orders' declared schema.
+  EXPECT_NE((r.out + r.err).find("flow totals -> totals (batch)"), std::string::npos) << r.out << r.err;
+  EXPECT_NE((r.out + r.err).find("Aggregate keys=[customer] aggs=[sum(amount) AS total]"),
+            std::string::npos)
+      << r.out << r.err;
+  EXPECT_NE((r.out + r.err).find("-> (customer string, total double)"), std::string::npos) << r.out << r.err;
+  EXPECT_EQ((r.out + r.err).find("flow orders"), std::string::npos) << r.out << r.err;  // only the one asked
+
+  auto j = Thund("explain " + testing::ShellQuote(path) + " --format json");
+  ASSERT_EQ(j.exit_code, 0) << j.out << j.err;
+  auto doc = nlohmann::json::parse(j.out);
+  ASSERT_EQ(doc["flows"].size(), 3u);
+  bool saw_totals = false;
+  for (const auto& f : doc["flows"]) {
+    if (f["flow"] != "totals") continue;
+    saw_totals = true;
+    EXPECT_EQ(f["plan"]["kind"], "Project");
+    EXPECT_EQ(f["plan"]["schema"][1]["name"], "total");
+    EXPECT_EQ(f["plan"]["schema"][1]["type"], "double");
+  }
+  EXPECT_TRUE(saw_totals);
+
+  auto missing = Thund("explain " + testing::ShellQuote(path) + " nope");
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE((missing.out + missing.err).find("no flow 'nope'"), std::string::npos) << missing.out << missing.err;
+}
+
+TEST_F(ExplainCliTest, FunctionChecksBelongToTheBackendThatRunsTheFlow) {
+  // initcap is Spark's; DuckDB has no function of that name.
+  const std::string path = Write(
+      "p.sql", "CREATE MATERIALIZED VIEW h AS SELECT initcap('ada lovelace') AS title;\n");
+  auto native = Thund("check " + testing::ShellQuote(path));
+  EXPECT_EQ(native.exit_code, 1) << native.out << native.err;
+  EXPECT_NE((native.out + native.err).find("initcap"), std::string::npos) << native.out << native.err;
+  auto spark = Thund("check " + testing::ShellQuote(path) + " --backend spark");
+  EXPECT_EQ(spark.exit_code, 0) << spark.out << spark.err;
+  // Graph rules still hold for Spark.
+  const std::string bad = Write("bad.sql", "CREATE MATERIALIZED VIEW h AS SELECT * FROM nowhere;\n");
+  EXPECT_EQ(Thund("check " + testing::ShellQuote(bad) + " --backend spark").exit_code, 1);
+}
+
+}  // namespace
+}  // namespace thund
