@@ -105,7 +105,7 @@ TEST_F(AtomicCommitTest, EveryFaultPointLeavesPreviousOrNewVersion) {
     auto faulty = std::make_shared<engine::FaultInjectingFileSystem>(local);
     faulty->FailAfter(k);
     RunOptions o;
-    o.filesystem = faulty;
+    o.native.filesystem = faulty;
     auto run = TryRun(p, o);
     RunSummary s = run.ok() ? *run : RunSummary{};
     ASSERT_TRUE(faulty->tripped());
@@ -118,7 +118,7 @@ TEST_F(AtomicCommitTest, EveryFaultPointLeavesPreviousOrNewVersion) {
       EXPECT_TRUE(rows == old_oracle.at(name) || rows == new_oracle.at(name))
           << name << " holds neither the previous nor the new content";
       const DatasetOutcome* o = Find(s, name);
-      if (o && o->status != "computed" && name != "export") {
+      if (o && o->status != DatasetStatus::kComputed && name != "export") {
         EXPECT_EQ(rows, old_oracle.at(name)) << name << " was not committed but changed";
       }
     }

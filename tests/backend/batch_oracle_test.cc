@@ -76,7 +76,7 @@ TEST_F(BatchOracleTest, EveryStoredDatasetEqualsTheSameSqlRunDirectly) {
   EXPECT_FALSE(std::filesystem::exists(root() + "/live_orders"));
   const DatasetOutcome* o = Find(s, "by_country");
   ASSERT_NE(o, nullptr);
-  EXPECT_EQ(o->status, "computed");
+  EXPECT_EQ(o->status, DatasetStatus::kComputed);
   EXPECT_EQ(o->rows_written, ReadDataset("by_country")->num_rows());
   EXPECT_EQ(o->rows_written, Oracle("SELECT DISTINCT country FROM (" + facts + ")")->num_rows());
 }
