@@ -19,14 +19,14 @@ class AtomicCommitTest : public BatchFixture {
     Pipeline p("atomic");
     p.Add(Dataset::Table("raw"));
     p.Add(Flow::FromSource("raw", "raw",
-                           FileSource{Path("in/data.csv"), "csv", false, {{"header", "true"}}}));
+                           FileSource{Path("in/data.csv"), FileFormat::kCsv, false, {{"header", "true"}}}));
     Dataset clean = Dataset::MaterializedView("clean");
     clean.WithExpectation({"positive", "v > 0", ExpectationAction::kDrop, {}});
     p.AddQuery(clean, "SELECT * FROM raw");
     p.AddQuery(Dataset::MaterializedView("agg"),
                "SELECT k, count(*) AS n, sum(v) AS total FROM clean GROUP BY k");
     Dataset sink = Dataset::Sink("export");
-    sink.storage = {"csv", Path("out/agg.csv"), "overwrite", {}, {}};
+    sink.storage = {FileFormat::kCsv, Path("out/agg.csv"), WriteMode::kOverwrite, {}, {}};
     p.Add(sink);
     p.Add(Flow("export", "export", "SELECT * FROM agg ORDER BY k"));
     return p;

@@ -38,7 +38,7 @@ class BadInputTest : public BatchFixture {
     StringMap options;
     if (format == "csv") options["header"] = "true";
     if (!mode.empty()) options["bad_rows"] = mode;
-    p.Add(Flow::FromSource("load", "t", FileSource{Path(file), format, false, options}));
+    p.Add(Flow::FromSource("load", "t", FileSource{Path(file), ParseFileFormat(format), false, options}));
     p.AddQuery(Dataset::MaterializedView("total"), "SELECT sum(amount) AS s FROM t");
     return p;
   }
@@ -65,7 +65,7 @@ TEST_F(BadInputTest, EmptyDirectorySourceNamesFlowAndPath) {
   WriteFile("empty/_SUCCESS", "");
   Pipeline p("empty");
   p.Add(Dataset::Table("t"));
-  p.Add(Flow::FromSource("load", "t", FileSource{Path("empty"), "parquet", false, {}}));
+  p.Add(Flow::FromSource("load", "t", FileSource{Path("empty"), FileFormat::kParquet, false, {}}));
   RunSummary s = Run(p);
   EXPECT_EQ(s.status, RunPhase::kFailed);
   EXPECT_THAT(Outcome(s, "t").reason, HasSubstr("flow 'load'"));
