@@ -26,7 +26,8 @@ int main() {
 
   p.Add(Dataset::StreamingTable("clicks").WithSchema(click_schema).WithComment("raw clicks as they land"));
   p.Add(Flow::FromSource("clicks_ingest", "clicks",
-                         FileSource{"data/clicks/", FileFormat::kJson, /*file_drop=*/true, {{"bad_rows", "dead_letter"}}}));
+                         FileSource{"data/clicks/", FileFormat::kJson, /*file_drop=*/true,
+                                    {{"bad_rows", "dead_letter"}}}));
 
   p.Add(Dataset::StreamingTable("clicks_clean")
             .WithSchema(click_schema)

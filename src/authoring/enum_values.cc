@@ -53,9 +53,10 @@ ParsedValue<std::optional<WriteMode>> ParseStorageMode(std::string_view text) {
 }
 
 ParsedValue<std::optional<FileFormat>> ParseSourceFormat(std::string_view text) {
-  return Parse<std::optional<FileFormat>>(text, ParseFileFormat, std::nullopt,
-                           {"source-spec", "file source format " + Quote(text) + " is not supported",
-                            "use one of parquet, csv, json"});
+  return Parse<std::optional<FileFormat>>(
+      text, ParseFileFormat, std::nullopt,
+      {"source-spec", "file source format " + Quote(text) + " is not supported",
+       "use one of parquet, csv, json"});
 }
 
 ParsedValue<GeneratorKind> ParseSourceGeneratorKind(std::string_view text) {

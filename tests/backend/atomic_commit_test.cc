@@ -19,7 +19,8 @@ class AtomicCommitTest : public BatchFixture {
     Pipeline p("atomic");
     p.Add(Dataset::Table("raw"));
     p.Add(Flow::FromSource("raw", "raw",
-                           FileSource{Path("in/data.csv"), FileFormat::kCsv, false, {{"header", "true"}}}));
+                           FileSource{Path("in/data.csv"), FileFormat::kCsv, false,
+                                      {{"header", "true"}}}));
     Dataset clean = Dataset::MaterializedView("clean");
     clean.WithExpectation({"positive", "v > 0", ExpectationAction::kDrop, {}});
     p.AddQuery(clean, "SELECT * FROM raw");

@@ -38,7 +38,8 @@ class BadInputTest : public BatchFixture {
     StringMap options;
     if (format == "csv") options["header"] = "true";
     if (!mode.empty()) options["bad_rows"] = mode;
-    p.Add(Flow::FromSource("load", "t", FileSource{Path(file), ParseFileFormat(format), false, options}));
+    p.Add(Flow::FromSource("load", "t",
+                           FileSource{Path(file), ParseFileFormat(format), false, options}));
     p.AddQuery(Dataset::MaterializedView("total"), "SELECT sum(amount) AS s FROM t");
     return p;
   }

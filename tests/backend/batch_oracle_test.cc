@@ -33,7 +33,8 @@ class BatchOracleTest : public BatchFixture {
     p.Add(Flow("raw_orders", "raw_orders", "SELECT * FROM " + Orders()));
     p.Add(Dataset::Table("customers"));
     p.Add(Flow::FromSource("customers", "customers",
-                           FileSource{Path("customers.csv"), FileFormat::kCsv, false, {{"header", "true"}}}));
+                           FileSource{Path("customers.csv"), FileFormat::kCsv, false,
+                                      {{"header", "true"}}}));
     p.Add(Dataset::Table("payments"));
     p.Add(Flow::FromSource("payments", "payments",
                            FileSource{Path("payments.json"), FileFormat::kJson, false, {}}));

@@ -55,7 +55,10 @@ Pipeline FullFixture() {
 
   p.Add(Flow::FromSource(
             "raw_orders", "raw_orders",
-            FileSource{"landing/orders/", FileFormat::kCsv, true, {{"header", "true"}, {"delimiter", ";"}}})
+            FileSource{"landing/orders/",
+                       FileFormat::kCsv,
+                       true,
+                       {{"header", "true"}, {"delimiter", ";"}}})
             .WithStreaming({StreamingMode::kIncremental, Trigger::ProcessingTime(10'000),
                             OutputMode::kUpdate, Watermark{"ordered_at", 60'000, 1'500},
                             WindowSpec::Hopping("ordered_at", 600'000, 60'000)}));
@@ -82,7 +85,8 @@ Pipeline FullFixture() {
   hourly.window = WindowSpec::Tumbling("ordered_at", 3'600'000);
   p.Add(Flow::FromSource(
             "kafka", "raw_orders",
-            KafkaSource{"broker:9092", "orders", "avro", StartingOffsets::kLatest, {{"group.id", "thund"}}})
+            KafkaSource{
+                "broker:9092", "orders", "avro", StartingOffsets::kLatest, {{"group.id", "thund"}}})
             .WithStreaming(hourly));
   p.Add(Flow("export", "export", "SELECT * FROM revenue"));
   return p;

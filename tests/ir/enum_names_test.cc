@@ -89,7 +89,8 @@ TEST(EnumNames, PrintFormsUseTheNames) {
   EXPECT_EQ(k.ToString(), "keyed_write{keys=[id], buckets=4, duplicates=all, key_match=hash}");
   GeneratorSource g;
   g.kind = GeneratorKind::kNexmarkBid;
-  EXPECT_EQ(ToString(SourceSpec{g}).rfind("generator(nexmark_bid, ", 0), 0u) << ToString(SourceSpec{g});
+  const std::string text = ToString(SourceSpec{g});
+  EXPECT_EQ(text.rfind("generator(nexmark_bid, ", 0), 0u) << text;
 }
 
 }  // namespace

@@ -296,8 +296,9 @@ arrow::Result<RunSummary> RunBatch(const ExecBackend& backend, const Pipeline& p
     // Views over streams are live inside the loop.
     if (!streaming.count(d->name) && !(after.count(d->name) && is_view(d))) continue;
     if (!select_all && !selected.count(d->name)) {
-      summary.datasets.push_back(Outcome(
-          *d, DatasetStatus::kSkipped, "not selected (--refresh / --full-refresh name other datasets)"));
+      summary.datasets.push_back(
+          Outcome(*d, DatasetStatus::kSkipped,
+                  "not selected (--refresh / --full-refresh name other datasets)"));
       continue;
     }
     streams.push_back(d);
@@ -332,7 +333,10 @@ arrow::Result<RunSummary> RunBatch(const ExecBackend& backend, const Pipeline& p
   record.duration_ms = summary.duration_ms;
   record.mode = summary.mode;
   for (const auto& o : summary.datasets) {
-    if (o.status == DatasetStatus::kComputed) ++record.computed, record.rows_written += o.rows_written;
+    if (o.status == DatasetStatus::kComputed) {
+      ++record.computed;
+      record.rows_written += o.rows_written;
+    }
     if (o.status == DatasetStatus::kUpToDate) ++record.up_to_date;
     if (o.status == DatasetStatus::kFailed) ++record.failed;
     if (o.status == DatasetStatus::kSkipped) ++record.skipped;

@@ -192,7 +192,8 @@ DatasetOutcome MaterializeKeyedStored(RunContext& ctx, const DatasetTask& task,
     EmitFinished(ctx, *flow, d, result, "committed " + outcome.native->version);
   }
   w.FillOutcome(&outcome);
-  outcome.reason += "; " + outcome.native->version + " holds " + std::to_string(manifest.rows) + " rows";
+  outcome.reason +=
+      "; " + outcome.native->version + " holds " + std::to_string(manifest.rows) + " rows";
   return outcome;
 }
 

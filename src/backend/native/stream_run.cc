@@ -402,8 +402,9 @@ void StreamLoop::Finish(const arrow::Status& error, const std::string& failed_fl
       state.available = error.ok() && ds.schema != nullptr;
       if (!state.available)
         state.blocked_reason = "view '" + d.name + "' over streams is not available";
-      DatasetOutcome o = Outcome(d, state.available ? DatasetStatus::kComputed : DatasetStatus::kSkipped,
-                                 "view over streams (live in the trigger loop)");
+      DatasetOutcome o =
+          Outcome(d, state.available ? DatasetStatus::kComputed : DatasetStatus::kSkipped,
+                  "view over streams (live in the trigger loop)");
       summary_->datasets.push_back(std::move(o));
       continue;
     }

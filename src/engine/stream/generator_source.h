@@ -50,8 +50,9 @@ struct GeneratorParams {
   int64_t keys = 100;
 };
 
-// Invalid, naming the flow and the option, for: rows_per_batch <= 0, total_rows < 0, events_per_second < 0,
-// out_of_orderness_ms < 0, an unknown option key, a bad base_time or keys.
+// Invalid, naming the flow and the option, for: rows_per_batch <= 0,
+// total_rows < 0, events_per_second < 0, out_of_orderness_ms < 0, an unknown
+// option key, a bad base_time or keys.
 arrow::Result<GeneratorParams> ParseGeneratorParams(const GeneratorSource& spec,
                                                     const std::string& flow);
 
