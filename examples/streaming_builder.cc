@@ -26,7 +26,8 @@ int main() {
 
   p.Add(Dataset::StreamingTable("clicks").WithSchema(click_schema).WithComment("raw clicks as they land"));
   p.Add(Flow::FromSource("clicks_ingest", "clicks",
-                         FileSource{"data/clicks/", "json", /*file_drop=*/true, {{"bad_rows", "dead_letter"}}}));
+                         FileSource{"data/clicks/", FileFormat::kJson, /*file_drop=*/true,
+                                    {{"bad_rows", "dead_letter"}}}));
 
   p.Add(Dataset::StreamingTable("clicks_clean")
             .WithSchema(click_schema)
@@ -50,7 +51,7 @@ int main() {
 
   p.Add(Dataset::StreamingTable("users"));
   GeneratorSource users_feed;
-  users_feed.kind = "keyed_events";
+  users_feed.kind = GeneratorKind::kKeyedEvents;
   users_feed.seed = 42;
   users_feed.total_rows = 10'000;
   p.Add(Flow::FromSource("users_changes", "users", users_feed)

@@ -12,8 +12,10 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <arrow/filesystem/type_fwd.h>
@@ -73,25 +75,52 @@ struct RunEvent {
   std::string ToJson() const;    // one JSON object, no newline
 };
 
+// What happened to one dataset in a run.
+enum class DatasetStatus { kComputed, kUpToDate, kFailed, kSkipped };
+// "computed" | "up_to_date" | "failed" | "skipped", and the inverse.
+const char* Name(DatasetStatus s);
+std::optional<DatasetStatus> ParseDatasetStatus(std::string_view s);
+
+// ------------------------------------------------ native engine extension ----
+// What only the native engine (NativeBackend: Arrow + DuckDB on this machine)
+// reads or fills. Other backends ignore RunOptions::native and leave
+// DatasetOutcome::native unset.
+
+// Counts of a key-checkpointed write (Dataset::keyed_write; docs/keyed-writes.md).
+struct NativeKeyedCounts {
+  int64_t rows_read = 0;              // rows that reached the keyed filter
+  int64_t rows_skipped_existing = 0;  // key already at the target
+  int64_t rows_skipped_duplicate = 0;  // duplicates=first: key written earlier in the run
+  int64_t rows_null_key = 0;          // null_keys=drop: a key column was NULL
+  std::string placement;              // per flow, where the filter ran
+};
+
+struct NativeDatasetOutcome {
+  int64_t rows_in = 0;   // rows the flows produced before expectations dropped any
+  int64_t bad_rows = 0;  // malformed input rows skipped (bad_rows: drop | dead_letter)
+  std::string version;   // the committed version, e.g. "v-000003" ("" if none)
+  // Set when the dataset has a keyed write; DatasetOutcome::rows_written is
+  // then the rows this run wrote (new keys only).
+  std::optional<NativeKeyedCounts> keyed;
+};
+
+struct NativeRunOptions {
+  // Every write (datasets, sinks, run history) goes through this filesystem;
+  // null = the local filesystem. Tests pass a FaultInjectingFileSystem.
+  std::shared_ptr<arrow::fs::FileSystem> filesystem;
+  int threads = 0;  // DuckDB worker threads; 0 = one per core
+};
+
+// ---------------------------------------------------------------------------
+
 // Per-dataset outcome in the summary.
 struct DatasetOutcome {
   std::string dataset;
-  std::string status;  // "computed" | "up_to_date" | "failed" | "skipped"
+  DatasetStatus status = DatasetStatus::kComputed;
   std::string reason;  // why it was (not) computed
   int64_t rows_written = 0;
   std::map<std::string, int64_t> expectation_violations;  // name -> count
-  // Added for the native batch engine (additive):
-  int64_t rows_in = 0;       // rows the flows produced before expectations dropped any
-  int64_t bad_rows = 0;      // malformed input rows skipped (bad_rows: drop | dead_letter)
-  std::string version;       // the committed version, e.g. "v-000003" ("" if none)
-  // Key-checkpointed writes (Dataset::keyed_write set; docs/keyed-writes.md).
-  // rows_written is then the rows this run wrote (new keys only).
-  bool keyed = false;
-  int64_t keyed_rows_read = 0;              // rows that reached the keyed filter
-  int64_t keyed_rows_skipped_existing = 0;  // key already at the target
-  int64_t keyed_rows_skipped_duplicate = 0;  // duplicates=first: key written earlier in the run
-  int64_t keyed_rows_null_key = 0;          // null_keys=drop: a key column was NULL
-  std::string keyed_placement;              // per flow, where the filter ran
+  std::optional<NativeDatasetOutcome> native;  // set by the native engine only
 };
 
 struct RunSummary {
@@ -117,11 +146,7 @@ struct RunOptions {
   std::map<std::string, std::vector<std::shared_ptr<arrow::RecordBatch>>> memory_streams;
   std::function<void(const RunEvent&)> on_event;  // may be empty
   const std::atomic<bool>* stop = nullptr;        // set to request a clean stop
-  // Added for the native batch engine (additive):
-  // Every write (datasets, sinks, run history) goes through this filesystem;
-  // null = the local filesystem. Tests pass a FaultInjectingFileSystem.
-  std::shared_ptr<arrow::fs::FileSystem> filesystem;
-  int threads = 0;  // DuckDB worker threads; 0 = one per core
+  NativeRunOptions native;                        // read by the native engine only
 };
 
 class ExecBackend {

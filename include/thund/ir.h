@@ -43,6 +43,25 @@ enum class StreamingMode { kRecompute, kIncremental };
 enum class OutputMode { kAppend, kUpdate, kComplete };
 enum class TriggerKind { kOnce, kAvailableNow, kProcessingTime };
 enum class WindowKind { kTumbling, kHopping, kSession };
+enum class FileFormat { kParquet, kCsv, kJson };  // files read or written
+enum class WriteMode { kAppend, kOverwrite };      // how a sink writes its files
+// Keyed writes: rows whose key repeats among the rows being written.
+enum class DuplicateKeys {
+  kFirst,  // write the first row per key (in output order); count the rest as skipped
+  kAll,    // write every row of the key
+};
+// Keyed writes: rows with a NULL in any key column.
+enum class NullKeys {
+  kError,  // fail the write, naming the input and row
+  kDrop,   // drop the row and count it
+};
+// Keyed writes: how keys are compared.
+enum class KeyMatch {
+  kExact,  // by value: never wrong
+  kHash,   // by 128-bit hash: less memory; a hash collision skips a new row
+};
+enum class GeneratorKind { kKeyedEvents, kNexmarkPerson, kNexmarkAuction, kNexmarkBid, kNexmark };
+enum class StartingOffsets { kEarliest, kLatest };  // Kafka
 
 // Canonical lower_snake names used by the pipeline file, CLI and docs
 // ("materialized_view", "available_now", ...), and their inverses.
@@ -53,6 +72,13 @@ const char* Name(StreamingMode v);
 const char* Name(OutputMode v);
 const char* Name(TriggerKind v);
 const char* Name(WindowKind v);
+const char* Name(FileFormat v);       // "parquet" | "csv" | "json"
+const char* Name(WriteMode v);        // "append" | "overwrite"
+const char* Name(DuplicateKeys v);    // "first" | "all"
+const char* Name(NullKeys v);         // "error" | "drop"
+const char* Name(KeyMatch v);         // "exact" | "hash"
+const char* Name(GeneratorKind v);    // "keyed_events" | "nexmark_person" | ... | "nexmark"
+const char* Name(StartingOffsets v);  // "earliest" | "latest"
 std::optional<DatasetKind> ParseDatasetKind(std::string_view s);
 std::optional<Materialization> ParseMaterialization(std::string_view s);
 std::optional<ExpectationAction> ParseExpectationAction(std::string_view s);
@@ -60,6 +86,13 @@ std::optional<StreamingMode> ParseStreamingMode(std::string_view s);
 std::optional<OutputMode> ParseOutputMode(std::string_view s);
 std::optional<TriggerKind> ParseTriggerKind(std::string_view s);
 std::optional<WindowKind> ParseWindowKind(std::string_view s);
+std::optional<FileFormat> ParseFileFormat(std::string_view s);
+std::optional<WriteMode> ParseWriteMode(std::string_view s);
+std::optional<DuplicateKeys> ParseDuplicateKeys(std::string_view s);
+std::optional<NullKeys> ParseNullKeys(std::string_view s);
+std::optional<KeyMatch> ParseKeyMatch(std::string_view s);
+std::optional<GeneratorKind> ParseGeneratorKind(std::string_view s);
+std::optional<StartingOffsets> ParseStartingOffsets(std::string_view s);
 
 // True for kinds whose rows are stored by thund (table, streaming table, MV).
 bool IsStored(DatasetKind k);
@@ -101,9 +134,9 @@ struct Expectation {
 // Where and how a stored dataset or sink keeps its rows. Empty fields mean the
 // backend's default (Parquet under the pipeline's storage root).
 struct StorageSpec {
-  std::string format;    // "parquet" | "csv" | "json" | "" (default)
-  std::string location;  // path or URI (s3://...), "" = default layout
-  std::string mode;      // sinks: "append" | "overwrite" | "" (default append)
+  std::optional<FileFormat> format;  // unset = the default (Parquet)
+  std::string location;              // path or URI (s3://...), "" = default layout
+  std::optional<WriteMode> mode;     // sinks; unset = the default (append)
   std::vector<std::string> partition_by;
   StringMap options;     // format/writer options
 
@@ -112,18 +145,24 @@ struct StorageSpec {
   std::string ToString() const;
 };
 
-// Key-checkpointed writes (seed 004): rows whose key already exists at the
-// target are skipped. Unset (`keys` empty) = off.
+// How a keyed write runs, not what it writes: tuning that never changes which
+// rows land. 0 = the engine's default.
+struct KeyedWriteTuning {
+  int64_t buckets = 0;     // 0 = derived from threads
+  int64_t threads = 0;     // 0 = machine cores
+  int64_t batch_size = 0;  // 0 = engine default
+
+  bool operator==(const KeyedWriteTuning&) const = default;
+};
+
+// Key-checkpointed writes (seed 004; docs/keyed-writes.md): rows whose key
+// already exists at the target are skipped. Unset (`keys` empty) = off.
 struct KeyedWrite {
   std::vector<std::string> keys;
-  int64_t buckets = 0;      // 0 = derived from threads
-  int64_t threads = 0;      // 0 = machine cores
-  int64_t batch_size = 0;   // 0 = engine default
-  std::string duplicates;   // "first" (default when empty) | "all"
-  // Added later; the initializers keep older aggregate initializations
-  // ({keys, buckets, threads, batch_size, duplicates}) warning-free.
-  std::string null_keys{};  // "error" (default when empty) | "drop"
-  std::string key_match{};  // "exact" (default when empty) | "hash"
+  DuplicateKeys duplicates = DuplicateKeys::kFirst;
+  NullKeys null_keys = NullKeys::kError;
+  KeyMatch key_match = KeyMatch::kExact;
+  KeyedWriteTuning tuning{};
 
   bool enabled() const { return !keys.empty(); }
   bool operator==(const KeyedWrite&) const = default;
@@ -241,8 +280,8 @@ struct Cdc {
 
 // A directory or glob of files read once (batch) or as they arrive (file drop).
 struct FileSource {
-  std::string path;     // file, directory or glob
-  std::string format;   // "parquet" | "csv" | "json"
+  std::string path;                  // file, directory or glob
+  std::optional<FileFormat> format;  // required (Validate reports it unset)
   bool file_drop = false;  // true: streaming, take new files per trigger
   StringMap options;    // format options (header, delimiter, bad_rows, ...)
   bool operator==(const FileSource&) const = default;
@@ -250,8 +289,7 @@ struct FileSource {
 
 // A deterministic, seedable generator.
 struct GeneratorSource {
-  std::string kind = "keyed_events";  // "keyed_events" | "nexmark_person" |
-                                      // "nexmark_auction" | "nexmark_bid" | "nexmark"
+  GeneratorKind kind = GeneratorKind::kKeyedEvents;
   uint64_t seed = 0;
   int64_t rows_per_batch = 1000;
   int64_t total_rows = 0;           // 0 = unbounded
@@ -272,7 +310,7 @@ struct KafkaSource {
   std::string bootstrap_servers;
   std::string topic;
   std::string format = "json";
-  std::string starting_offsets = "earliest";  // "earliest" | "latest"
+  StartingOffsets starting_offsets = StartingOffsets::kEarliest;
   StringMap options;
   bool operator==(const KafkaSource&) const = default;
 };

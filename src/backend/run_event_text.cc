@@ -1,5 +1,6 @@
 // Text and JSON forms of RunEvent and RunSummary (declared in thund/backend.h).
 #include <cstdio>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -32,6 +33,30 @@ const char* Name(RunPhase p) {
     case RunPhase::kCanceled: return "canceled";
   }
   return "?";
+}
+
+namespace {
+
+constexpr std::pair<DatasetStatus, const char*> kDatasetStatuses[] = {
+    {DatasetStatus::kComputed, "computed"},
+    {DatasetStatus::kUpToDate, "up_to_date"},
+    {DatasetStatus::kFailed, "failed"},
+    {DatasetStatus::kSkipped, "skipped"}};
+
+}  // namespace
+
+const char* Name(DatasetStatus s) {
+  for (const auto& [value, name] : kDatasetStatuses) {
+    if (value == s) return name;
+  }
+  return "?";
+}
+
+std::optional<DatasetStatus> ParseDatasetStatus(std::string_view s) {
+  for (const auto& [value, name] : kDatasetStatuses) {
+    if (s == name) return value;
+  }
+  return std::nullopt;
 }
 
 const char* RunEvent::KindName(Kind k) {
@@ -115,16 +140,16 @@ std::string RunSummary::ToString() const {
                 "dataset", "status", "rows", "why");
   out += line;
   for (const auto& d : datasets) {
-    std::string rows = d.status == "computed" ? std::to_string(d.rows_written) : "-";
+    std::string rows = d.status == DatasetStatus::kComputed ? std::to_string(d.rows_written) : "-";
     std::snprintf(line, sizeof(line), "  %-*s  %-10s  %10s  ", static_cast<int>(width),
-                  d.dataset.c_str(), d.status.c_str(), rows.c_str());
+                  d.dataset.c_str(), Name(d.status), rows.c_str());
     out += line + d.reason + "\n";
     for (const auto& [name, count] : d.expectation_violations) {
       out += "  " + std::string(width, ' ') + "    expectation '" + name + "': " +
              std::to_string(count) + " violating rows\n";
     }
-    if (d.bad_rows > 0) {
-      out += "  " + std::string(width, ' ') + "    " + std::to_string(d.bad_rows) +
+    if (d.native && d.native->bad_rows > 0) {
+      out += "  " + std::string(width, ' ') + "    " + std::to_string(d.native->bad_rows) +
              " malformed input rows skipped\n";
     }
   }

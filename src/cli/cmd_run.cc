@@ -100,7 +100,7 @@ int RunRun(const RunCliOptions& o) {
   options.full_refresh = SplitNames(o.full_refresh);
   options.full_refresh_all = o.full_refresh_all;
   options.refresh = SplitNames(o.refresh);
-  options.threads = o.threads;
+  options.native.threads = o.threads;
   options.max_triggers = o.max_triggers;
   options.stop = &g_stop;
   std::signal(SIGINT, OnStopSignal);

@@ -35,8 +35,8 @@ std::vector<std::string> RequiredCapabilitiesGiven(const Pipeline& p, const Flow
       caps.insert("materialization:incremental");
     }
     if (target->kind == DatasetKind::kSink) {
-      caps.insert("sink:" + (target->storage.format.empty() ? std::string("parquet")
-                                                            : target->storage.format));
+      caps.insert(std::string("sink:") +
+                  Name(target->storage.format.value_or(FileFormat::kParquet)));
     }
   }
   return {caps.begin(), caps.end()};

@@ -56,6 +56,24 @@ constexpr std::pair<WindowKind, const char*> kWindows[] = {
     {WindowKind::kTumbling, "tumbling"},
     {WindowKind::kHopping, "hopping"},
     {WindowKind::kSession, "session"}};
+constexpr std::pair<FileFormat, const char*> kFileFormats[] = {
+    {FileFormat::kParquet, "parquet"}, {FileFormat::kCsv, "csv"}, {FileFormat::kJson, "json"}};
+constexpr std::pair<WriteMode, const char*> kWriteModes[] = {
+    {WriteMode::kAppend, "append"}, {WriteMode::kOverwrite, "overwrite"}};
+constexpr std::pair<DuplicateKeys, const char*> kDuplicateKeys[] = {
+    {DuplicateKeys::kFirst, "first"}, {DuplicateKeys::kAll, "all"}};
+constexpr std::pair<NullKeys, const char*> kNullKeys[] = {{NullKeys::kError, "error"},
+                                                          {NullKeys::kDrop, "drop"}};
+constexpr std::pair<KeyMatch, const char*> kKeyMatches[] = {{KeyMatch::kExact, "exact"},
+                                                            {KeyMatch::kHash, "hash"}};
+constexpr std::pair<GeneratorKind, const char*> kGeneratorKinds[] = {
+    {GeneratorKind::kKeyedEvents, "keyed_events"},
+    {GeneratorKind::kNexmarkPerson, "nexmark_person"},
+    {GeneratorKind::kNexmarkAuction, "nexmark_auction"},
+    {GeneratorKind::kNexmarkBid, "nexmark_bid"},
+    {GeneratorKind::kNexmark, "nexmark"}};
+constexpr std::pair<StartingOffsets, const char*> kStartingOffsets[] = {
+    {StartingOffsets::kEarliest, "earliest"}, {StartingOffsets::kLatest, "latest"}};
 
 
 std::string Join(const std::vector<std::string>& v, const char* sep = ", ") {
@@ -87,6 +105,13 @@ const char* Name(StreamingMode v) { return EnumName(v, kModes); }
 const char* Name(OutputMode v) { return EnumName(v, kOutputModes); }
 const char* Name(TriggerKind v) { return EnumName(v, kTriggers); }
 const char* Name(WindowKind v) { return EnumName(v, kWindows); }
+const char* Name(FileFormat v) { return EnumName(v, kFileFormats); }
+const char* Name(WriteMode v) { return EnumName(v, kWriteModes); }
+const char* Name(DuplicateKeys v) { return EnumName(v, kDuplicateKeys); }
+const char* Name(NullKeys v) { return EnumName(v, kNullKeys); }
+const char* Name(KeyMatch v) { return EnumName(v, kKeyMatches); }
+const char* Name(GeneratorKind v) { return EnumName(v, kGeneratorKinds); }
+const char* Name(StartingOffsets v) { return EnumName(v, kStartingOffsets); }
 std::optional<DatasetKind> ParseDatasetKind(std::string_view s) { return ParseEnum(s, kDatasetKinds); }
 std::optional<Materialization> ParseMaterialization(std::string_view s) {
   return ParseEnum(s, kMaterializations);
@@ -98,6 +123,19 @@ std::optional<StreamingMode> ParseStreamingMode(std::string_view s) { return Par
 std::optional<OutputMode> ParseOutputMode(std::string_view s) { return ParseEnum(s, kOutputModes); }
 std::optional<TriggerKind> ParseTriggerKind(std::string_view s) { return ParseEnum(s, kTriggers); }
 std::optional<WindowKind> ParseWindowKind(std::string_view s) { return ParseEnum(s, kWindows); }
+std::optional<FileFormat> ParseFileFormat(std::string_view s) { return ParseEnum(s, kFileFormats); }
+std::optional<WriteMode> ParseWriteMode(std::string_view s) { return ParseEnum(s, kWriteModes); }
+std::optional<DuplicateKeys> ParseDuplicateKeys(std::string_view s) {
+  return ParseEnum(s, kDuplicateKeys);
+}
+std::optional<NullKeys> ParseNullKeys(std::string_view s) { return ParseEnum(s, kNullKeys); }
+std::optional<KeyMatch> ParseKeyMatch(std::string_view s) { return ParseEnum(s, kKeyMatches); }
+std::optional<GeneratorKind> ParseGeneratorKind(std::string_view s) {
+  return ParseEnum(s, kGeneratorKinds);
+}
+std::optional<StartingOffsets> ParseStartingOffsets(std::string_view s) {
+  return ParseEnum(s, kStartingOffsets);
+}
 
 bool IsStored(DatasetKind k) {
   return k == DatasetKind::kTable || k == DatasetKind::kStreamingTable ||
@@ -137,15 +175,14 @@ std::string Expectation::ToString() const {
 // ---------------------------------------------------- Storage, KeyedWrite
 
 bool StorageSpec::empty() const {
-  return format.empty() && location.empty() && mode.empty() && partition_by.empty() &&
-         options.empty();
+  return !format && location.empty() && !mode && partition_by.empty() && options.empty();
 }
 
 std::string StorageSpec::ToString() const {
   std::vector<std::string> parts;
-  if (!format.empty()) parts.push_back("format=" + format);
+  if (format) parts.push_back(std::string("format=") + Name(*format));
   if (!location.empty()) parts.push_back("location=" + location);
-  if (!mode.empty()) parts.push_back("mode=" + mode);
+  if (mode) parts.push_back(std::string("mode=") + Name(*mode));
   if (!partition_by.empty()) parts.push_back("partition_by=[" + Join(partition_by) + "]");
   if (!options.empty()) parts.push_back("options=" + MapToString(options));
   return "storage{" + Join(parts) + "}";
@@ -154,12 +191,12 @@ std::string StorageSpec::ToString() const {
 std::string KeyedWrite::ToString() const {
   if (!enabled()) return "keyed_write{off}";
   std::string out = "keyed_write{keys=[" + Join(keys) + "]";
-  if (buckets) out += ", buckets=" + std::to_string(buckets);
-  if (threads) out += ", threads=" + std::to_string(threads);
-  if (batch_size) out += ", batch_size=" + std::to_string(batch_size);
-  if (!duplicates.empty()) out += ", duplicates=" + duplicates;
-  if (!null_keys.empty()) out += ", null_keys=" + null_keys;
-  if (!key_match.empty()) out += ", key_match=" + key_match;
+  if (tuning.buckets) out += ", buckets=" + std::to_string(tuning.buckets);
+  if (tuning.threads) out += ", threads=" + std::to_string(tuning.threads);
+  if (tuning.batch_size) out += ", batch_size=" + std::to_string(tuning.batch_size);
+  if (duplicates != DuplicateKeys::kFirst) out += std::string(", duplicates=") + Name(duplicates);
+  if (null_keys != NullKeys::kError) out += std::string(", null_keys=") + Name(null_keys);
+  if (key_match != KeyMatch::kExact) out += std::string(", key_match=") + Name(key_match);
   return out + "}";
 }
 
@@ -247,12 +284,13 @@ bool IsStreamingSource(const SourceSpec& s) {
 std::string ToString(const SourceSpec& s) {
   struct V {
     std::string operator()(const FileSource& f) const {
-      std::string out = std::string(f.file_drop ? "file_drop" : "files") + "(" + f.path + ", " + f.format;
+      std::string out = std::string(f.file_drop ? "file_drop" : "files") + "(" + f.path + ", " +
+                        (f.format ? Name(*f.format) : "");
       if (!f.options.empty()) out += ", " + MapToString(f.options);
       return out + ")";
     }
     std::string operator()(const GeneratorSource& g) const {
-      return "generator(" + g.kind + ", seed=" + std::to_string(g.seed) +
+      return std::string("generator(") + Name(g.kind) + ", seed=" + std::to_string(g.seed) +
              ", rows_per_batch=" + std::to_string(g.rows_per_batch) +
              ", total_rows=" + std::to_string(g.total_rows) + ")";
     }

@@ -1,5 +1,5 @@
-// Rules on datasets: expectations, keyed writes, storage settings, and
-// datasets no flow writes.
+// Rules on datasets: expectations, keyed writes, and datasets no flow writes.
+// (Storage format and mode are enums: their decoders report bad text.)
 #include <arrow/type.h>
 
 #include <algorithm>
@@ -54,8 +54,11 @@ void CheckKeyedWrite(const Pipeline& p, size_t i, Diagnostics* out) {
     out->push_back(DatasetDiag(p, i, Severity::kError, code, "keyed_write." + field, std::move(msg),
                                std::move(hint)));
   };
-  for (auto [value, field] : {std::pair{kw.buckets, "buckets"}, std::pair{kw.threads, "threads"},
-                              std::pair{kw.batch_size, "batch_size"}}) {
+  // The enum-valued options cannot be invalid here: their decoders report
+  // bad text (authoring/enum_values.h).
+  const KeyedWriteTuning& t = kw.tuning;
+  for (auto [value, field] : {std::pair{t.buckets, "buckets"}, std::pair{t.threads, "threads"},
+                              std::pair{t.batch_size, "batch_size"}}) {
     if (value < 0) {
       err("keyed-write-value", field,
           std::string("keyed_write ") + field + " must not be negative, got " +
@@ -63,25 +66,8 @@ void CheckKeyedWrite(const Pipeline& p, size_t i, Diagnostics* out) {
           "use 0 for the default or a positive number");
     }
   }
-  if (kw.duplicates != "" && kw.duplicates != "first" && kw.duplicates != "all") {
-    err("keyed-write-value", "duplicates",
-        "keyed_write duplicates " + Quote(kw.duplicates) + " is not supported",
-        "use first (keep the first row per new key) or all (keep every row of a new key)");
-  }
-  if (kw.null_keys != "" && kw.null_keys != "error" && kw.null_keys != "drop") {
-    err("keyed-write-value", "null_keys",
-        "keyed_write null_keys " + Quote(kw.null_keys) + " is not supported",
-        "use error (fail on a row with a NULL key column) or drop (drop and count such rows)");
-  }
-  if (kw.key_match != "" && kw.key_match != "exact" && kw.key_match != "hash") {
-    err("keyed-write-value", "key_match",
-        "keyed_write key_match " + Quote(kw.key_match) + " is not supported",
-        "use exact (keys compared by value, the default) or hash (128-bit hashes: less memory, "
-        "a hash collision skips a new row)");
-  }
   if (!kw.enabled()) {
-    if (kw.buckets || kw.threads || kw.batch_size || !kw.duplicates.empty() ||
-        !kw.null_keys.empty() || !kw.key_match.empty()) {
+    if (kw != KeyedWrite{}) {
       err("keyed-write-key", "keys", "keyed_write options are set but its keys are empty",
           "list the key columns in keyed_write.keys, or remove keyed_write");
     }
@@ -92,7 +78,7 @@ void CheckKeyedWrite(const Pipeline& p, size_t i, Diagnostics* out) {
     auto ends = [&](const std::string& ext) {
       return loc.size() >= ext.size() && loc.compare(loc.size() - ext.size(), ext.size(), ext) == 0;
     };
-    if (d.storage.mode == "overwrite") {
+    if (d.storage.mode == WriteMode::kOverwrite) {
       err("keyed-write-sink", "keys",
           "keyed_write is set on sink " + Quote(d.name) +
               " with mode overwrite, which would delete the rows whose keys it skips",
@@ -132,21 +118,6 @@ void CheckKeyedWrite(const Pipeline& p, size_t i, Diagnostics* out) {
   }
 }
 
-void CheckStorage(const Pipeline& p, size_t i, Diagnostics* out) {
-  const StorageSpec& s = p.datasets[i].storage;
-  static const std::set<std::string> kFormats = {"", "parquet", "csv", "json"};
-  if (!kFormats.count(s.format)) {
-    out->push_back(DatasetDiag(p, i, Severity::kError, "storage-format", "storage.format",
-                               "storage format " + Quote(s.format) + " is not supported",
-                               "use parquet, csv or json (or leave it empty for parquet)"));
-  }
-  if (s.mode != "" && s.mode != "append" && s.mode != "overwrite") {
-    out->push_back(DatasetDiag(p, i, Severity::kError, "storage-mode", "storage.mode",
-                               "storage mode " + Quote(s.mode) + " is not supported",
-                               "use append or overwrite"));
-  }
-}
-
 void CheckWritten(const ValidateContext& ctx, size_t i, Diagnostics* out) {
   const Pipeline& p = ctx.p;
   const Dataset& d = p.datasets[i];
@@ -174,7 +145,6 @@ void CheckDatasets(const ValidateContext& ctx, Diagnostics* out) {
     CheckWritten(ctx, i, out);
     CheckExpectations(ctx, i, out);
     CheckKeyedWrite(ctx.p, i, out);
-    CheckStorage(ctx.p, i, out);
   }
 }
 

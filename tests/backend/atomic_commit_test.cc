@@ -19,14 +19,15 @@ class AtomicCommitTest : public BatchFixture {
     Pipeline p("atomic");
     p.Add(Dataset::Table("raw"));
     p.Add(Flow::FromSource("raw", "raw",
-                           FileSource{Path("in/data.csv"), "csv", false, {{"header", "true"}}}));
+                           FileSource{Path("in/data.csv"), FileFormat::kCsv, false,
+                                      {{"header", "true"}}}));
     Dataset clean = Dataset::MaterializedView("clean");
     clean.WithExpectation({"positive", "v > 0", ExpectationAction::kDrop, {}});
     p.AddQuery(clean, "SELECT * FROM raw");
     p.AddQuery(Dataset::MaterializedView("agg"),
                "SELECT k, count(*) AS n, sum(v) AS total FROM clean GROUP BY k");
     Dataset sink = Dataset::Sink("export");
-    sink.storage = {"csv", Path("out/agg.csv"), "overwrite", {}, {}};
+    sink.storage = {FileFormat::kCsv, Path("out/agg.csv"), WriteMode::kOverwrite, {}, {}};
     p.Add(sink);
     p.Add(Flow("export", "export", "SELECT * FROM agg ORDER BY k"));
     return p;
@@ -105,7 +106,7 @@ TEST_F(AtomicCommitTest, EveryFaultPointLeavesPreviousOrNewVersion) {
     auto faulty = std::make_shared<engine::FaultInjectingFileSystem>(local);
     faulty->FailAfter(k);
     RunOptions o;
-    o.filesystem = faulty;
+    o.native.filesystem = faulty;
     auto run = TryRun(p, o);
     RunSummary s = run.ok() ? *run : RunSummary{};
     ASSERT_TRUE(faulty->tripped());
@@ -118,7 +119,7 @@ TEST_F(AtomicCommitTest, EveryFaultPointLeavesPreviousOrNewVersion) {
       EXPECT_TRUE(rows == old_oracle.at(name) || rows == new_oracle.at(name))
           << name << " holds neither the previous nor the new content";
       const DatasetOutcome* o = Find(s, name);
-      if (o && o->status != "computed" && name != "export") {
+      if (o && o->status != DatasetStatus::kComputed && name != "export") {
         EXPECT_EQ(rows, old_oracle.at(name)) << name << " was not committed but changed";
       }
     }

@@ -38,7 +38,8 @@ class BadInputTest : public BatchFixture {
     StringMap options;
     if (format == "csv") options["header"] = "true";
     if (!mode.empty()) options["bad_rows"] = mode;
-    p.Add(Flow::FromSource("load", "t", FileSource{Path(file), format, false, options}));
+    p.Add(Flow::FromSource("load", "t",
+                           FileSource{Path(file), ParseFileFormat(format), false, options}));
     p.AddQuery(Dataset::MaterializedView("total"), "SELECT sum(amount) AS s FROM t");
     return p;
   }
@@ -65,7 +66,7 @@ TEST_F(BadInputTest, EmptyDirectorySourceNamesFlowAndPath) {
   WriteFile("empty/_SUCCESS", "");
   Pipeline p("empty");
   p.Add(Dataset::Table("t"));
-  p.Add(Flow::FromSource("load", "t", FileSource{Path("empty"), "parquet", false, {}}));
+  p.Add(Flow::FromSource("load", "t", FileSource{Path("empty"), FileFormat::kParquet, false, {}}));
   RunSummary s = Run(p);
   EXPECT_EQ(s.status, RunPhase::kFailed);
   EXPECT_THAT(Outcome(s, "t").reason, HasSubstr("flow 'load'"));
@@ -81,13 +82,13 @@ TEST_F(BadInputTest, MalformedCsvFailsByDefaultWithFileAndLine) {
   EXPECT_THAT(why, HasSubstr("and 1 more bad rows"));
   EXPECT_THAT(why, HasSubstr("bad_rows"));
   EXPECT_EQ(ReadDataset("t"), nullptr);
-  EXPECT_EQ(Outcome(s, "total").status, "skipped");
+  EXPECT_EQ(Outcome(s, "total").status, DatasetStatus::kSkipped);
 }
 
 TEST_F(BadInputTest, MalformedCsvRowsAreDroppedAndCounted) {
   RunSummary s = Run(Source("rows.csv", "csv", "drop", true));
   ASSERT_EQ(s.status, RunPhase::kCompleted) << s.ToString();
-  EXPECT_EQ(Outcome(s, "t").bad_rows, 2);
+  EXPECT_EQ(Outcome(s, "t").native->bad_rows, 2);
   EXPECT_DATASET_MATCHES("t", "SELECT * FROM (VALUES (1, 'a', 10), (3, 'c', 30), (5, 'e', 50)) "
                               "v(id, name, amount)");
   EXPECT_EQ(ReadDataset("t__dead_letter"), nullptr);
@@ -120,7 +121,7 @@ TEST_F(BadInputTest, MalformedJsonFailsWithFileAndLine) {
 TEST_F(BadInputTest, MalformedJsonDropAndDeadLetter) {
   RunSummary s = Run(Source("rows.json", "json", "drop", false));
   ASSERT_EQ(s.status, RunPhase::kCompleted) << s.ToString();
-  EXPECT_EQ(Outcome(s, "t").bad_rows, 2);  // line 2 (syntax), line 5 (an array)
+  EXPECT_EQ(Outcome(s, "t").native->bad_rows, 2);  // line 2 (syntax), line 5 (an array)
   // Exactly what read_json gives for a file holding only the good lines.
   WriteFile("only_good.json",
             "{\"id\": 1, \"amount\": 10}\n{\"id\": 3, \"amount\": 30}\n"
@@ -129,7 +130,7 @@ TEST_F(BadInputTest, MalformedJsonDropAndDeadLetter) {
 
   RunSummary typed = Run(Source("rows.json", "json", "dead_letter", true));
   ASSERT_EQ(typed.status, RunPhase::kCompleted) << typed.ToString();
-  EXPECT_EQ(Outcome(typed, "t").bad_rows, 3);  // and line 6: "x" is not a bigint
+  EXPECT_EQ(Outcome(typed, "t").native->bad_rows, 3);  // and line 6: "x" is not a bigint
   EXPECT_DATASET_MATCHES("t", "SELECT * FROM (VALUES (1, 10), (3, 30), (6, 60)) v(id, amount)");
   auto dead = Oracle("SELECT line, reason FROM read_parquet('" + root() +
                      "/t__dead_letter/current/*.parquet') ORDER BY line");
@@ -182,7 +183,7 @@ TEST_F(BadInputTest, SqlErrorsNameTheFlowAndItsLocation) {
   EXPECT_EQ(s.status, RunPhase::kFailed);
   EXPECT_THAT(Outcome(s, "t").reason, HasSubstr("flow 'broken' (pipe.sql:12:1)"));
   EXPECT_THAT(Outcome(s, "t").reason, HasSubstr("no_such_column"));
-  EXPECT_EQ(Outcome(s, "fine").status, "computed");
+  EXPECT_EQ(Outcome(s, "fine").status, DatasetStatus::kComputed);
 }
 
 TEST_F(BadInputTest, BadInputNeverLosesTheCommittedVersion) {

@@ -30,7 +30,7 @@ BatchFixture::CountedRun BatchFixture::RunCountingWrites(const Pipeline& p) {
   auto probe = std::make_shared<engine::FaultInjectingFileSystem>(
       std::make_shared<arrow::fs::LocalFileSystem>());
   RunOptions o;
-  o.filesystem = probe;
+  o.native.filesystem = probe;
   CountedRun out;
   out.summary = Run(p, o);
   out.write_operations = probe->operations();

@@ -33,10 +33,11 @@ class BatchOracleTest : public BatchFixture {
     p.Add(Flow("raw_orders", "raw_orders", "SELECT * FROM " + Orders()));
     p.Add(Dataset::Table("customers"));
     p.Add(Flow::FromSource("customers", "customers",
-                           FileSource{Path("customers.csv"), "csv", false, {{"header", "true"}}}));
+                           FileSource{Path("customers.csv"), FileFormat::kCsv, false,
+                                      {{"header", "true"}}}));
     p.Add(Dataset::Table("payments"));
     p.Add(Flow::FromSource("payments", "payments",
-                           FileSource{Path("payments.json"), "json", false, {}}));
+                           FileSource{Path("payments.json"), FileFormat::kJson, false, {}}));
     p.AddQuery(Dataset::TemporaryView("live_orders"),
                "SELECT * FROM raw_orders WHERE status <> 'cancelled'");
     p.AddQuery(Dataset::MaterializedView("order_facts"),
@@ -76,7 +77,7 @@ TEST_F(BatchOracleTest, EveryStoredDatasetEqualsTheSameSqlRunDirectly) {
   EXPECT_FALSE(std::filesystem::exists(root() + "/live_orders"));
   const DatasetOutcome* o = Find(s, "by_country");
   ASSERT_NE(o, nullptr);
-  EXPECT_EQ(o->status, "computed");
+  EXPECT_EQ(o->status, DatasetStatus::kComputed);
   EXPECT_EQ(o->rows_written, ReadDataset("by_country")->num_rows());
   EXPECT_EQ(o->rows_written, Oracle("SELECT DISTINCT country FROM (" + facts + ")")->num_rows());
 }
@@ -105,15 +106,15 @@ TEST_F(BatchOracleTest, LayoutIsReadableThroughThePointerFileAndKeepsThePrevious
 TEST_F(BatchOracleTest, SinksWriteCsvJsonAndParquetFiles) {
   Pipeline p = MakePipeline();
   Dataset csv = Dataset::Sink("csv_out");
-  csv.storage = {"csv", Path("out/by_country.csv"), "overwrite", {}, {}};
+  csv.storage = {FileFormat::kCsv, Path("out/by_country.csv"), WriteMode::kOverwrite, {}, {}};
   p.Add(csv);
   p.Add(Flow("csv_out", "csv_out", "SELECT * FROM by_country"));
   Dataset json = Dataset::Sink("json_out");
-  json.storage = {"json", Path("out/json"), "append", {}, {}};
+  json.storage = {FileFormat::kJson, Path("out/json"), WriteMode::kAppend, {}, {}};
   p.Add(json);
   p.Add(Flow("json_out", "json_out", "SELECT country, orders FROM by_country"));
   Dataset pq = Dataset::Sink("pq_out");
-  pq.storage = {"parquet", Path("out/facts.parquet"), "overwrite", {}, {}};
+  pq.storage = {FileFormat::kParquet, Path("out/facts.parquet"), WriteMode::kOverwrite, {}, {}};
   p.Add(pq);
   p.Add(Flow("pq_out", "pq_out", "SELECT * FROM order_facts"));
   ASSERT_EQ(Run(p).status, RunPhase::kCompleted);

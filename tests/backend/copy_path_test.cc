@@ -42,7 +42,7 @@ TEST_F(CopyPathTest, CopyAndArrowPathsStoreTheSameRowsAndTypes) {
 
   std::filesystem::remove_all(root());
   RunOptions arrow_path;  // a filesystem that is not the local one: the Arrow path
-  arrow_path.filesystem = std::make_shared<engine::FaultInjectingFileSystem>(
+  arrow_path.native.filesystem = std::make_shared<engine::FaultInjectingFileSystem>(
       std::make_shared<arrow::fs::LocalFileSystem>());
   ASSERT_EQ(Run(p, arrow_path).status, RunPhase::kCompleted);
   auto arrow_typed = ReadDataset("typed"), arrow_agg = ReadDataset("agg");

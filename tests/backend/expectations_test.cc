@@ -63,7 +63,7 @@ TEST_F(ExpectationsTest, DropRemovesViolatingRowsAndCountsThem) {
                                        Items() + " WHERE qty > 0");
   const DatasetOutcome* o = Find(s, "items");
   EXPECT_EQ(o->expectation_violations.at("positive_qty"), OracleCount("NOT (qty > 0)"));
-  EXPECT_EQ(o->rows_in, 6);
+  EXPECT_EQ(o->native->rows_in, 6);
   EXPECT_EQ(o->rows_written, OracleCount("qty > 0"));
 }
 
@@ -88,7 +88,7 @@ TEST_F(ExpectationsTest, FailAbortsTheFlowAndSkipsOnlyDependents) {
   RunSummary s = Run(WithRule(ExpectationAction::kFail));
   EXPECT_EQ(s.status, RunPhase::kFailed);
   const DatasetOutcome* items = Find(s, "items");
-  EXPECT_EQ(items->status, "failed");
+  EXPECT_EQ(items->status, DatasetStatus::kFailed);
   EXPECT_NE(items->reason.find("expectation 'positive_qty'"), std::string::npos) << items->reason;
   // One batch: the count so far is every violation.
   EXPECT_NE(items->reason.find(std::to_string(OracleCount("NOT (qty > 0)")) +
@@ -97,9 +97,9 @@ TEST_F(ExpectationsTest, FailAbortsTheFlowAndSkipsOnlyDependents) {
       << items->reason;
   EXPECT_NE(items->reason.find("sample: {id: 2, qty: -1"), std::string::npos) << items->reason;
   const DatasetOutcome* totals = Find(s, "totals");
-  EXPECT_EQ(totals->status, "skipped");
+  EXPECT_EQ(totals->status, DatasetStatus::kSkipped);
   EXPECT_EQ(totals->reason, "upstream 'items' failed");
-  EXPECT_EQ(Find(s, "independent")->status, "up_to_date");
+  EXPECT_EQ(Find(s, "independent")->status, DatasetStatus::kUpToDate);
   EXPECT_NE(s.error.find("positive_qty"), std::string::npos);
   bool skipped_event = false;
   for (const auto& e : events_) {
@@ -115,7 +115,7 @@ TEST_F(ExpectationsTest, FailAbortsTheFlowAndSkipsOnlyDependents) {
 TEST_F(ExpectationsTest, IndependentFlowsRunWhenAnotherFails) {
   RunSummary s = Run(WithRule(ExpectationAction::kFail));
   EXPECT_EQ(s.status, RunPhase::kFailed);
-  EXPECT_EQ(Find(s, "independent")->status, "computed");
+  EXPECT_EQ(Find(s, "independent")->status, DatasetStatus::kComputed);
   EXPECT_DATASET_MATCHES("independent", "SELECT 42 AS answer");
   EXPECT_EQ(ReadDataset("items"), nullptr);
 }

@@ -88,11 +88,11 @@ TEST_F(KeyedRunTest, FileSourceIntoSinkSkipsKeysAlreadyInTheDirectory) {
   ASSERT_EQ(s.status, RunPhase::kCompleted) << s.ToString() << Messages();
   const DatasetOutcome* o = Find(s, "out");
   ASSERT_NE(o, nullptr);
-  EXPECT_TRUE(o->keyed);
-  EXPECT_EQ(o->keyed_rows_read, 1000);
-  EXPECT_EQ(o->keyed_rows_skipped_existing, 334);
+  EXPECT_TRUE(o->native->keyed);
+  EXPECT_EQ(o->native->keyed->rows_read, 1000);
+  EXPECT_EQ(o->native->keyed->rows_skipped_existing, 334);
   EXPECT_EQ(o->rows_written, 666);
-  EXPECT_THAT(o->keyed_placement, HasSubstr("right after the file source"));
+  EXPECT_THAT(o->native->keyed->placement, HasSubstr("right after the file source"));
   EXPECT_TRUE(HasMessage("right after the file source")) << Messages();
   EXPECT_THAT(s.ToString(), HasSubstr("skipped as already written 334"));
   // Old rows stay; each new key once, with its new value.
@@ -126,10 +126,10 @@ TEST_F(KeyedRunTest, SqlTableKeepsItsRowsAndAppendsNewKeysFilteredAtTheStoredSou
   RunSummary second = Run(p);
   ASSERT_EQ(second.status, RunPhase::kCompleted) << second.ToString() << Messages();
   const DatasetOutcome* o = Find(second, "out");
-  EXPECT_EQ(o->keyed_rows_read, 1000);               // rows of `raw`, read once
-  EXPECT_EQ(o->keyed_rows_skipped_existing, 700);  // 500 + 200 repeated keys
+  EXPECT_EQ(o->native->keyed->rows_read, 1000);               // rows of `raw`, read once
+  EXPECT_EQ(o->native->keyed->rows_skipped_existing, 700);  // 500 + 200 repeated keys
   EXPECT_EQ(o->rows_written, 300);
-  EXPECT_THAT(o->keyed_placement, HasSubstr("right after source raw"));
+  EXPECT_THAT(o->native->keyed->placement, HasSubstr("right after source raw"));
   EXPECT_EQ(CurrentVersion("out"), "v-000002");
   EXPECT_DATASET_MATCHES("out", "SELECT i AS id, i * 10 + 1 AS w FROM range(0, 800) t(i)");
   // The staging directory is empty after the commit.
@@ -156,9 +156,9 @@ TEST_F(KeyedRunTest, JoinPushesTheFilterToTheSideCarryingTheKey) {
   RunSummary s = Run(p);
   ASSERT_EQ(s.status, RunPhase::kCompleted) << s.ToString() << Messages();
   const DatasetOutcome* o = Find(s, "out");
-  EXPECT_THAT(o->keyed_placement, HasSubstr("right after source a"));
-  EXPECT_EQ(o->keyed_rows_read, 400);
-  EXPECT_EQ(o->keyed_rows_skipped_existing, 200);
+  EXPECT_THAT(o->native->keyed->placement, HasSubstr("right after source a"));
+  EXPECT_EQ(o->native->keyed->rows_read, 400);
+  EXPECT_EQ(o->native->keyed->rows_skipped_existing, 200);
   EXPECT_EQ(o->rows_written, 200);
   EXPECT_EQ(Diff("SELECT id, 'x' AS x, 'y' AS y FROM range(0, 200) t(id) UNION ALL "
                  "SELECT a.id, x, y FROM read_parquet(" + QuoteString(Path("a.parquet")) +
@@ -188,14 +188,14 @@ TEST_F(KeyedRunTest, UnionFiltersEveryBranchAndAComputedKeyFiltersBeforeTheWrite
   RunSummary s = Run(p);
   ASSERT_EQ(s.status, RunPhase::kCompleted) << s.ToString() << Messages();
   const DatasetOutcome* u = Find(s, "u");
-  EXPECT_THAT(u->keyed_placement, HasSubstr("right after sources a"));
-  EXPECT_EQ(u->keyed_rows_read, 600);
+  EXPECT_THAT(u->native->keyed->placement, HasSubstr("right after sources a"));
+  EXPECT_EQ(u->native->keyed->rows_read, 600);
   EXPECT_EQ(u->rows_written, 300);
   const DatasetOutcome* c = Find(s, "c");
-  EXPECT_THAT(c->keyed_placement, HasSubstr("filter before the write"));
+  EXPECT_THAT(c->native->keyed->placement, HasSubstr("filter before the write"));
   EXPECT_TRUE(HasMessage("filter before the write")) << Messages();
-  EXPECT_EQ(c->keyed_rows_read, 600);
-  EXPECT_EQ(c->keyed_rows_skipped_existing, 300);
+  EXPECT_EQ(c->native->keyed->rows_read, 600);
+  EXPECT_EQ(c->native->keyed->rows_skipped_existing, 300);
   EXPECT_EQ(c->rows_written, 300);
   const std::string expected =
       "SELECT id, -1 AS v FROM range(0, 600) t(id) WHERE id % 2 = 0 UNION ALL "
@@ -226,7 +226,7 @@ TEST_F(KeyedRunTest, MissingTargetIsSaidAndEverythingIsWritten) {
   refresh.full_refresh_all = true;
   RunSummary again = Run(p, refresh);
   ASSERT_EQ(again.status, RunPhase::kCompleted) << again.ToString();
-  EXPECT_EQ(Find(again, "out")->keyed_rows_skipped_existing, 50);
+  EXPECT_EQ(Find(again, "out")->native->keyed->rows_skipped_existing, 50);
   EXPECT_EQ(Find(again, "out")->rows_written, 0);
 }
 
@@ -244,7 +244,7 @@ TEST_F(KeyedRunTest, KeyColumnMissingFromATargetFileFailsNamingTheFile) {
   EXPECT_EQ(s.status, RunPhase::kFailed);
   const DatasetOutcome* o = Find(s, "out");
   ASSERT_NE(o, nullptr);
-  EXPECT_EQ(o->status, "failed");
+  EXPECT_EQ(o->status, DatasetStatus::kFailed);
   EXPECT_THAT(o->reason, HasSubstr("foreign.parquet"));
   EXPECT_THAT(o->reason, HasSubstr("key column 'id' is missing"));
 }
@@ -265,7 +265,7 @@ TEST_F(KeyedRunTest, NullKeysFailByDefaultAndAreDroppedAndCountedWithDrop) {
   EXPECT_THAT(Find(failed, "out")->reason, HasSubstr("NULL"));
   RunSummary dropped = Run(pipeline(", null_keys: drop"));
   ASSERT_EQ(dropped.status, RunPhase::kCompleted) << dropped.ToString();
-  EXPECT_EQ(Find(dropped, "out")->keyed_rows_null_key, 10);
+  EXPECT_EQ(Find(dropped, "out")->native->keyed->rows_null_key, 10);
   EXPECT_EQ(Find(dropped, "out")->rows_written, 90);
   EXPECT_DATASET_MATCHES("out", "SELECT i AS id FROM range(0, 100) t(i) WHERE i % 10 <> 0");
 }
@@ -342,7 +342,7 @@ TEST_F(KeyedRunTest, StagedFilesOfAKilledRunAreAdoptedAndCommittedOnesNotTwice) 
   RunSummary s = Run(p);
   ASSERT_EQ(s.status, RunPhase::kCompleted) << s.ToString() << Messages();
   const DatasetOutcome* o = Find(s, "out");
-  EXPECT_EQ(o->keyed_rows_skipped_existing, 300);
+  EXPECT_EQ(o->native->keyed->rows_skipped_existing, 300);
   EXPECT_EQ(o->rows_written, 700);
   EXPECT_TRUE(HasMessage("removed 1 partial file")) << Messages();
   EXPECT_DATASET_MATCHES("out", "SELECT i AS id, i * 2 AS v FROM range(0, 1000) t(i)");
@@ -392,9 +392,9 @@ TEST_F(KeyedRunTest, AFailureAtASourceLeavesTheSourceReadableByOtherDatasets) {
                     "    query: SELECT id FROM raw\n"
                     "  - {name: cnt, query: SELECT count(*) AS n FROM raw}\n");
   RunSummary s = Run(p);
-  EXPECT_EQ(Find(s, "out")->status, "failed");
+  EXPECT_EQ(Find(s, "out")->status, DatasetStatus::kFailed);
   EXPECT_THAT(Find(s, "out")->reason, HasSubstr("source 'raw' of flow 'out' row 6"));
-  ASSERT_EQ(Find(s, "cnt")->status, "computed") << s.ToString();
+  ASSERT_EQ(Find(s, "cnt")->status, DatasetStatus::kComputed) << s.ToString();
   EXPECT_DATASET_MATCHES("cnt", "SELECT 100 AS n");
 }
 
@@ -416,7 +416,7 @@ TEST_F(KeyedRunTest, CompositeKeyIntoAJsonSinkWithDuplicatesAll) {
   EXPECT_EQ(Find(first, "out")->rows_written, 110);
   RunSummary second = Run(pipeline(120));
   ASSERT_EQ(second.status, RunPhase::kCompleted) << second.ToString() << Messages();
-  EXPECT_EQ(Find(second, "out")->keyed_rows_skipped_existing, 110);
+  EXPECT_EQ(Find(second, "out")->native->keyed->rows_skipped_existing, 110);
   EXPECT_EQ(Find(second, "out")->rows_written, 20);
   const std::string raw = "SELECT i AS id, 'n' || (i % 7) AS name FROM range(0, 120) t(i)";
   EXPECT_EQ(Diff(raw + " UNION ALL SELECT * FROM (" + raw + ") WHERE id < 10",

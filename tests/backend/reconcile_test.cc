@@ -27,7 +27,7 @@ class ReconcileTest : public BatchFixture {
   }
   std::string Status(const RunSummary& s, const std::string& d) const {
     const DatasetOutcome* o = Find(s, d);
-    return o ? o->status : "<missing>";
+    return o ? Name(o->status) : "<missing>";
   }
   std::string Reason(const RunSummary& s, const std::string& d) const {
     const DatasetOutcome* o = Find(s, d);

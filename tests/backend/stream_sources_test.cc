@@ -200,7 +200,7 @@ TEST_F(StreamSourcesTest, AFaultAtAnyWriteLosesNothingAndCountsNothingTwice) {
     auto faulty = std::make_shared<engine::FaultInjectingFileSystem>(local);
     faulty->FailAfter(k);
     RunOptions o;
-    o.filesystem = faulty;
+    o.native.filesystem = faulty;
     auto broken = TryRun(p, o);
     EXPECT_TRUE(faulty->tripped());
     if (!broken.ok() || broken->status != RunPhase::kCompleted) ++failed_runs;
@@ -408,7 +408,7 @@ TEST_F(StreamSourcesTest, AppendSinkGetsEveryRowOnceEvenAfterAFault) {
     auto faulty = std::make_shared<engine::FaultInjectingFileSystem>(local);
     faulty->FailAfter(k);
     RunOptions o;
-    o.filesystem = faulty;
+    o.native.filesystem = faulty;
     (void)TryRun(p, o);
     ASSERT_EQ(Run(p).status, RunPhase::kCompleted);
     rows = Oracle("SELECT key, value, seq FROM " + sink);

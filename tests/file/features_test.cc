@@ -201,7 +201,7 @@ TEST(PipelineFile, CanonicalForm) {
           .WithExpectation(file_test::MakeExpectation("has_user", "user_id IS NOT NULL",
                                                       ExpectationAction::kDrop)));
   p.Add(Dataset::MaterializedView("per_minute").WithComment("yes"));
-  p.Add(Flow::FromSource("clicks", "clicks", FileSource{"landing/", "json", true, {}})
+  p.Add(Flow::FromSource("clicks", "clicks", FileSource{"landing/", FileFormat::kJson, true, {}})
             .WithStreaming({StreamingMode::kIncremental, Trigger::ProcessingTime(10'000),
                             OutputMode::kAppend, Watermark{"ts", 30'000, std::nullopt},
                             WindowSpec::Tumbling("ts", 60'000)}));

@@ -31,8 +31,11 @@ Pipeline FullFixture() {
       arrow::field("ordered_at", arrow::timestamp(arrow::TimeUnit::MILLI, "Europe/Oslo"), true,
                    arrow::key_value_metadata({"source"}, {"erp"})),
   });
-  StorageSpec storage{
-      "parquet", "s3://lake/full/raw_orders/", "", {"ordered_at"}, {{"compression", "zstd"}}};
+  StorageSpec storage{FileFormat::kParquet,
+                      "s3://lake/full/raw_orders/",
+                      std::nullopt,
+                      {"ordered_at"},
+                      {{"compression", "zstd"}}};
   p.Add(Dataset::Table("raw_orders")
             .WithComment("As exported.")
             .WithMaterialization(Materialization::kIncremental)
@@ -42,26 +45,31 @@ Pipeline FullFixture() {
             .WithExpectation(file_test::MakeExpectation("has_id", "order_id IS NOT NULL",
                                                         ExpectationAction::kWarn))
             .WithStorage(storage)
-            .WithKeyedWrite({{"order_id"}, 16, 4, 50'000, "all"})
+            .WithKeyedWrite({{"order_id"}, DuplicateKeys::kAll, NullKeys::kError,
+                             KeyMatch::kExact, {16, 4, 50'000}})
             .WithProperty("quality", "bronze"));
   p.AddQuery(Dataset::MaterializedView("revenue"),
              "SELECT sum(amount) AS total\nFROM raw_orders\n");
-  p.Add(Dataset::Sink("export").WithStorage({"csv", "out/revenue.csv", "overwrite", {}, {}}));
+  p.Add(Dataset::Sink("export").WithStorage(
+      {FileFormat::kCsv, "out/revenue.csv", WriteMode::kOverwrite, {}, {}}));
 
   p.Add(Flow::FromSource(
             "raw_orders", "raw_orders",
-            FileSource{"landing/orders/", "csv", true, {{"header", "true"}, {"delimiter", ";"}}})
+            FileSource{"landing/orders/",
+                       FileFormat::kCsv,
+                       true,
+                       {{"header", "true"}, {"delimiter", ";"}}})
             .WithStreaming({StreamingMode::kIncremental, Trigger::ProcessingTime(10'000),
                             OutputMode::kUpdate, Watermark{"ordered_at", 60'000, 1'500},
                             WindowSpec::Hopping("ordered_at", 600'000, 60'000)}));
   p.Add(Flow::FromSource("backfill", "raw_orders",
-                         FileSource{"archive/*.parquet", "parquet", false, {}})
+                         FileSource{"archive/*.parquet", FileFormat::kParquet, false, {}})
             .WithOnce());
   p.Add(Flow("cdc_orders", "raw_orders", "SELECT * FROM STREAM(erp_changes)")
             .WithComment("changes from the ERP")
             .WithCdc({{"order_id"}, "seq", "op = 'D'", {"op", "seq"}, 2}));
   GeneratorSource gen;
-  gen.kind = "nexmark_bid";
+  gen.kind = GeneratorKind::kNexmarkBid;
   gen.seed = 18446744073709551615ULL;
   gen.rows_per_batch = 10;
   gen.total_rows = 100;
@@ -77,7 +85,8 @@ Pipeline FullFixture() {
   hourly.window = WindowSpec::Tumbling("ordered_at", 3'600'000);
   p.Add(Flow::FromSource(
             "kafka", "raw_orders",
-            KafkaSource{"broker:9092", "orders", "avro", "latest", {{"group.id", "thund"}}})
+            KafkaSource{
+                "broker:9092", "orders", "avro", StartingOffsets::kLatest, {{"group.id", "thund"}}})
             .WithStreaming(hourly));
   p.Add(Flow("export", "export", "SELECT * FROM revenue"));
   return p;
@@ -121,7 +130,7 @@ TEST(PipelineFileJson, JsonEscapesAndNumbers) {
       "p.json");
   ASSERT_TRUE(r.ok()) << DiagText(r.diagnostics);
   EXPECT_EQ(r.pipeline.name, "caf\xC3\xA9 \"q\" a/b\n");
-  EXPECT_EQ(r.pipeline.datasets[0].keyed_write.buckets, 8);
+  EXPECT_EQ(r.pipeline.datasets[0].keyed_write.tuning.buckets, 8);
 }
 
 TEST(PipelineFileJson, ErrorsHaveJsonPositions) {

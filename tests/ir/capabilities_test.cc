@@ -27,7 +27,8 @@ TEST(RequiredCapabilities, SourceAndStreaming) {
   EXPECT_THAT(Caps(p, "windowed"),
               ElementsAre("streaming", "streaming-sql", "watermark", "window:tumbling"));
   p.Add(Dataset::Table("dim"));
-  p.Add(Flow::FromSource("dim", "dim", FileSource{"d.parquet", "parquet", false, {}}).WithOnce());
+  p.Add(Flow::FromSource("dim", "dim", FileSource{"d.parquet", FileFormat::kParquet, false, {}})
+            .WithOnce());
   EXPECT_THAT(Caps(p, "dim"), ElementsAre("once", "source:files"));
 }
 

@@ -80,7 +80,7 @@ inline Pipeline BasePipeline() {
              "GROUP BY window_start")
             .WithStreaming(spec));
   StorageSpec storage;
-  storage.format = "csv";
+  storage.format = FileFormat::kCsv;
   storage.location = "/tmp/out";
   p.Add(Dataset::Sink("out").WithStorage(storage));
   p.Add(Flow("out", "out", "SELECT * FROM per_user"));

@@ -88,7 +88,7 @@ TEST(ParseSql, ViewsAndTables) {
   EXPECT_EQ(p.datasets[1].kind, DatasetKind::kTemporaryView);
   EXPECT_EQ(p.datasets[2].kind, DatasetKind::kTable);
   EXPECT_EQ(p.datasets[3].kind, DatasetKind::kSink);
-  EXPECT_EQ(p.datasets[3].storage.format, "json");
+  EXPECT_EQ(p.datasets[3].storage.format, FileFormat::kJson);
   EXPECT_EQ(p.datasets[3].storage.location, "out/");
   EXPECT_EQ(p.flows.size(), 3u);
 }
@@ -286,16 +286,16 @@ TEST(ParseSql, DatasetOptionsAndStorage) {
       "keyed_write.duplicates = 'all') AS SELECT 1 AS id");
   const Dataset& d = p.datasets[0];
   EXPECT_EQ(d.materialization, Materialization::kIncremental);
-  EXPECT_EQ(d.storage.format, "csv");
+  EXPECT_EQ(d.storage.format, FileFormat::kCsv);
   EXPECT_EQ(d.storage.location, "/out/m");
-  EXPECT_EQ(d.storage.mode, "overwrite");
+  EXPECT_EQ(d.storage.mode, WriteMode::kOverwrite);
   EXPECT_EQ(d.storage.options, (StringMap{{"header", "true"}, {"sep", ";"}}));
   KeyedWrite k;
   k.keys = {"id", "odd key"};
-  k.buckets = 8;
-  k.threads = 2;
-  k.batch_size = 1000;
-  k.duplicates = "all";
+  k.tuning.buckets = 8;
+  k.tuning.threads = 2;
+  k.tuning.batch_size = 1000;
+  k.duplicates = DuplicateKeys::kAll;
   EXPECT_EQ(d.keyed_write, k);
 }
 
@@ -314,15 +314,15 @@ TEST(ParseSql, SourcesAreWholeQueryTableFunctions) {
       "subscribe => 'orders', startingOffsets => 'latest', format => 'csv', `kafka.security` => "
       "'SSL');");
   ASSERT_EQ(p.flows.size(), 6u);
-  FileSource a{"in/*.csv", "csv", true, {{"header", "true"}, {"odd.key", "x"}}};
+  FileSource a{"in/*.csv", FileFormat::kCsv, true, {{"header", "true"}, {"odd.key", "x"}}};
   EXPECT_EQ(p.flows[0].source, SourceSpec{a});
   EXPECT_TRUE(p.flows[0].sql.empty());
-  FileSource b{"in/*.parquet", "parquet", false, {}};
+  FileSource b{"in/*.parquet", FileFormat::kParquet, false, {}};
   EXPECT_EQ(p.flows[1].source, SourceSpec{b});
   EXPECT_FALSE(p.flows[2].source);  // a batch read_files in a query stays SQL
   EXPECT_EQ(p.flows[2].sql, "SELECT * FROM read_files('in/*.json', format => 'json')");
   GeneratorSource g;
-  g.kind = "nexmark_bid";
+  g.kind = GeneratorKind::kNexmarkBid;
   g.seed = 9;
   g.rows_per_batch = 10;
   g.total_rows = 100;
@@ -334,7 +334,7 @@ TEST(ParseSql, SourcesAreWholeQueryTableFunctions) {
   KafkaSource k;
   k.bootstrap_servers = "b:9092";
   k.topic = "orders";
-  k.starting_offsets = "latest";
+  k.starting_offsets = StartingOffsets::kLatest;
   k.format = "csv";
   k.options = {{"kafka.security", "SSL"}};
   EXPECT_EQ(p.flows[5].source, SourceSpec{k});

@@ -191,7 +191,8 @@ TEST(CorpusProjects, RetailLowersAsSpecified) {
   EXPECT_EQ(live->streaming->watermark, (Watermark{"ordered_at", 120000, std::nullopt}));
   const Flow* bronze = p.FindFlow("bronze_orders");
   ASSERT_NE(bronze, nullptr);
-  EXPECT_EQ(bronze->source, SourceSpec{(FileSource{"landing/orders/", "json", true, {}})});
+  EXPECT_EQ(bronze->source,
+            SourceSpec{(FileSource{"landing/orders/", FileFormat::kJson, true, {}})});
 }
 
 TEST(CheckSqlFunctions, NamesEachUnknownFunctionAndItsFlow) {

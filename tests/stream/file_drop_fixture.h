@@ -29,7 +29,7 @@ class FileDropFixture : public ::testing::Test {
   arrow::Result<std::unique_ptr<stream::StreamSource>> Make(
       std::string format, StringMap options = {}, std::string path = "", bool file_drop = true,
       std::shared_ptr<arrow::fs::FileSystem> filesystem = nullptr) {
-    FileSource spec{path.empty() ? dir_.path().string() : path, std::move(format), file_drop,
+    FileSource spec{path.empty() ? dir_.path().string() : path, ParseFileFormat(format), file_drop,
                     std::move(options)};
     flow_ = Flow::FromSource("ingest", "events", spec);
     stream::StreamSourceContext ctx;

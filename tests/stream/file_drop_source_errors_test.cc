@@ -131,7 +131,7 @@ TEST_F(FileDropErrorTest, BadOptionsAndPaths) {
     std::string expected;
   };
   const std::vector<Case> cases = {
-      {"avro", {}, "file drop format 'avro' is not supported; use parquet, csv or json"},
+      {"", {}, "file drop has no format; use parquet, csv or json"},
       {"csv",
        {{"quote", "'"}},
        "option 'quote' is unknown; valid options: max_files_per_trigger, min_file_age_ms, "

@@ -20,7 +20,7 @@ std::shared_ptr<arrow::Table> Generate(const std::string& kind, uint64_t seed, i
                                        int64_t out_of_orderness_ms = 0) {
   Dataset target = Dataset::StreamingTable("events");
   GeneratorSource g;
-  g.kind = kind;
+  g.kind = ParseGeneratorKind(kind).value();
   g.seed = seed;
   g.total_rows = total;
   g.rows_per_batch = rows_per_batch;
@@ -143,7 +143,7 @@ TEST(NexmarkSourceTest, PerEntityKindsAreTheCombinedStreamsRows) {
 TEST(NexmarkSourceTest, PerEntityBatchesCountCombinedEvents) {
   Dataset target = Dataset::StreamingTable("people");
   GeneratorSource g;
-  g.kind = "nexmark_person";
+  g.kind = GeneratorKind::kNexmarkPerson;
   g.rows_per_batch = 10;
   g.total_rows = 100;
   Flow flow = Flow::FromSource("people_feed", "people", g);

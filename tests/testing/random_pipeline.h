@@ -73,20 +73,26 @@ class RandomPipelineGenerator {
       d.expectations.push_back(e);
     }
     if (Chance(3)) {
-      if (Chance(2)) d.storage.format = Pick<std::string>({"parquet", "csv", "json", Text()});
+      if (Chance(2)) {
+        d.storage.format =
+            Pick<FileFormat>({FileFormat::kParquet, FileFormat::kCsv, FileFormat::kJson});
+      }
       if (Chance(2)) d.storage.location = Pick<std::string>({"s3://bucket/x/", "/tmp/out", Text()});
-      if (Chance(2)) d.storage.mode = Pick<std::string>({"append", "overwrite", Text()});
+      if (Chance(2)) d.storage.mode = Pick<WriteMode>({WriteMode::kAppend, WriteMode::kOverwrite});
       d.storage.partition_by = Names(3);
       d.storage.options = Map(3);
     }
     if (Chance(3)) {
       d.keyed_write.keys = Names(3);
-      if (Chance(2)) d.keyed_write.buckets = Int();
-      if (Chance(2)) d.keyed_write.threads = Int();
-      if (Chance(2)) d.keyed_write.batch_size = Int();
-      if (Chance(2)) d.keyed_write.duplicates = Pick<std::string>({"first", "all", Text()});
-      if (Chance(2)) d.keyed_write.null_keys = Pick<std::string>({"error", "drop", Text()});
-      if (Chance(2)) d.keyed_write.key_match = Pick<std::string>({"exact", "hash", Text()});
+      if (Chance(2)) d.keyed_write.tuning.buckets = Int();
+      if (Chance(2)) d.keyed_write.tuning.threads = Int();
+      if (Chance(2)) d.keyed_write.tuning.batch_size = Int();
+      if (Chance(2)) {
+        d.keyed_write.duplicates =
+            Pick<DuplicateKeys>({DuplicateKeys::kFirst, DuplicateKeys::kAll});
+      }
+      if (Chance(2)) d.keyed_write.null_keys = Pick<NullKeys>({NullKeys::kError, NullKeys::kDrop});
+      if (Chance(2)) d.keyed_write.key_match = Pick<KeyMatch>({KeyMatch::kExact, KeyMatch::kHash});
     }
     if (Chance(2)) d.comment = Text();
     d.properties = Map(3);
@@ -115,7 +121,9 @@ class RandomPipelineGenerator {
       case 1: {
         FileSource s;
         s.path = Pick<std::string>({"data/*.parquet", "/landing/orders/", Text()});
-        if (Chance(4, 3)) s.format = Pick<std::string>({"parquet", "csv", "json", Text()});
+        if (Chance(4, 3)) {
+          s.format = Pick<FileFormat>({FileFormat::kParquet, FileFormat::kCsv, FileFormat::kJson});
+        }
         s.file_drop = Chance(2);
         s.options = Map(3);
         return s;
@@ -123,8 +131,9 @@ class RandomPipelineGenerator {
       case 2: {
         GeneratorSource g;
         if (Chance(2)) {
-          g.kind = Pick<std::string>({"keyed_events", "nexmark_person", "nexmark_auction",
-                                      "nexmark_bid", "nexmark", Text()});
+          g.kind = Pick<GeneratorKind>({GeneratorKind::kKeyedEvents, GeneratorKind::kNexmarkPerson,
+                                        GeneratorKind::kNexmarkAuction, GeneratorKind::kNexmarkBid,
+                                        GeneratorKind::kNexmark});
         }
         if (Chance(2)) g.seed = rng_();
         if (Chance(2)) g.rows_per_batch = Int();
@@ -141,7 +150,10 @@ class RandomPipelineGenerator {
         k.bootstrap_servers = Pick<std::string>({"localhost:9092", "a:1,b:2", Text()});
         k.topic = Name();
         if (Chance(2)) k.format = Pick<std::string>({"json", "avro", "csv", Text()});
-        if (Chance(2)) k.starting_offsets = Pick<std::string>({"earliest", "latest", Text()});
+        if (Chance(2)) {
+          k.starting_offsets =
+              Pick<StartingOffsets>({StartingOffsets::kEarliest, StartingOffsets::kLatest});
+        }
         k.options = Map(2);
         return k;
       }

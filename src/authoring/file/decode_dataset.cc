@@ -33,9 +33,9 @@ StorageSpec DecodeStorage(Reader& r, const YAML::Node& node, const YAML::Mark& a
   StorageSpec s;
   MapView m(r, node, at, path, "storage", kStorageKeys);
   if (!m.ok()) return s;
-  m.String("format", &s.format);
+  m.Value("format", &s.format, authoring::ParseStorageFormat);
   m.String("location", &s.location);
-  m.String("mode", &s.mode);
+  m.Value("mode", &s.mode, authoring::ParseStorageMode);
   m.StringList("partition_by", &s.partition_by);
   m.StringMap("options", &s.options);
   return s;
@@ -47,12 +47,12 @@ KeyedWrite DecodeKeyedWrite(Reader& r, const YAML::Node& node, const YAML::Mark&
   MapView m(r, node, at, path, "keyed_write", kKeyedWriteKeys);
   if (!m.ok()) return k;
   m.StringList("keys", &k.keys);
-  m.Int("buckets", &k.buckets);
-  m.Int("threads", &k.threads);
-  m.Int("batch_size", &k.batch_size);
-  m.String("duplicates", &k.duplicates);
-  m.String("null_keys", &k.null_keys);
-  m.String("key_match", &k.key_match);
+  m.Int("buckets", &k.tuning.buckets);
+  m.Int("threads", &k.tuning.threads);
+  m.Int("batch_size", &k.tuning.batch_size);
+  m.Value("duplicates", &k.duplicates, authoring::ParseKeyedDuplicates);
+  m.Value("null_keys", &k.null_keys, authoring::ParseKeyedNullKeys);
+  m.Value("key_match", &k.key_match, authoring::ParseKeyedKeyMatch);
   return k;
 }
 

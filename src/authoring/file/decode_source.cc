@@ -39,14 +39,14 @@ FileSource DecodeFiles(MapView& m, bool file_drop) {
   FileSource s;
   s.file_drop = file_drop;
   m.String("path", &s.path, /*required=*/true);
-  m.String("format", &s.format);
+  m.Value("format", &s.format, authoring::ParseSourceFormat);
   m.StringMap("options", &s.options);
   return s;
 }
 
 GeneratorSource DecodeGenerator(MapView& m) {
   GeneratorSource g;
-  m.String("generator", &g.kind);
+  m.Value("generator", &g.kind, authoring::ParseSourceGeneratorKind);
   m.UInt("seed", &g.seed);
   m.Int("rows_per_batch", &g.rows_per_batch);
   m.Int("total_rows", &g.total_rows);
@@ -61,7 +61,7 @@ KafkaSource DecodeKafka(MapView& m) {
   m.String("bootstrap_servers", &k.bootstrap_servers, /*required=*/true);
   m.String("topic", &k.topic, /*required=*/true);
   m.String("format", &k.format);
-  m.String("starting_offsets", &k.starting_offsets);
+  m.Value("starting_offsets", &k.starting_offsets, authoring::ParseSourceStartingOffsets);
   m.StringMap("options", &k.options);
   return k;
 }

@@ -43,9 +43,9 @@ OutNode EncodeExpectation(const Expectation& x) {
 
 OutNode EncodeStorage(const StorageSpec& s) {
   OutNode m = OutNode::Map();
-  if (!s.format.empty()) m.Add("format", OutNode::Str(s.format));
+  if (s.format) m.Add("format", OutNode::Str(Name(*s.format)));
   if (!s.location.empty()) m.Add("location", OutNode::Str(s.location));
-  if (!s.mode.empty()) m.Add("mode", OutNode::Str(s.mode));
+  if (s.mode) m.Add("mode", OutNode::Str(Name(*s.mode)));
   if (!s.partition_by.empty()) m.Add("partition_by", OutNode::StrList(s.partition_by));
   if (!s.options.empty()) m.Add("options", EncodeStringMap(s.options));
   return m;
@@ -54,12 +54,12 @@ OutNode EncodeStorage(const StorageSpec& s) {
 OutNode EncodeKeyedWrite(const KeyedWrite& k) {
   OutNode m = OutNode::Map();
   if (!k.keys.empty()) m.Add("keys", OutNode::StrList(k.keys));
-  if (k.buckets != 0) m.Add("buckets", OutNode::Int(k.buckets));
-  if (k.threads != 0) m.Add("threads", OutNode::Int(k.threads));
-  if (k.batch_size != 0) m.Add("batch_size", OutNode::Int(k.batch_size));
-  if (!k.duplicates.empty()) m.Add("duplicates", OutNode::Str(k.duplicates));
-  if (!k.null_keys.empty()) m.Add("null_keys", OutNode::Str(k.null_keys));
-  if (!k.key_match.empty()) m.Add("key_match", OutNode::Str(k.key_match));
+  if (k.tuning.buckets != 0) m.Add("buckets", OutNode::Int(k.tuning.buckets));
+  if (k.tuning.threads != 0) m.Add("threads", OutNode::Int(k.tuning.threads));
+  if (k.tuning.batch_size != 0) m.Add("batch_size", OutNode::Int(k.tuning.batch_size));
+  if (k.duplicates != DuplicateKeys::kFirst) m.Add("duplicates", OutNode::Str(Name(k.duplicates)));
+  if (k.null_keys != NullKeys::kError) m.Add("null_keys", OutNode::Str(Name(k.null_keys)));
+  if (k.key_match != KeyMatch::kExact) m.Add("key_match", OutNode::Str(Name(k.key_match)));
   return m;
 }
 

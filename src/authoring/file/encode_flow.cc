@@ -9,11 +9,11 @@ OutNode EncodeSource(const SourceSpec& spec) {
   m.Add("kind", OutNode::Str(SourceKindName(spec)));
   if (const auto* f = std::get_if<FileSource>(&spec)) {
     m.Add("path", OutNode::Str(f->path));
-    if (!f->format.empty()) m.Add("format", OutNode::Str(f->format));
+    if (f->format) m.Add("format", OutNode::Str(Name(*f->format)));
     if (!f->options.empty()) m.Add("options", EncodeStringMap(f->options));
   } else if (const auto* g = std::get_if<GeneratorSource>(&spec)) {
     const GeneratorSource def;
-    if (g->kind != def.kind) m.Add("generator", OutNode::Str(g->kind));
+    if (g->kind != def.kind) m.Add("generator", OutNode::Str(Name(g->kind)));
     if (g->seed != def.seed) m.Add("seed", OutNode::UInt(g->seed));
     if (g->rows_per_batch != def.rows_per_batch)
       m.Add("rows_per_batch", OutNode::Int(g->rows_per_batch));
@@ -33,7 +33,7 @@ OutNode EncodeSource(const SourceSpec& spec) {
     m.Add("topic", OutNode::Str(k->topic));
     if (k->format != def.format) m.Add("format", OutNode::Str(k->format));
     if (k->starting_offsets != def.starting_offsets) {
-      m.Add("starting_offsets", OutNode::Str(k->starting_offsets));
+      m.Add("starting_offsets", OutNode::Str(Name(k->starting_offsets)));
     }
     if (!k->options.empty()) m.Add("options", EncodeStringMap(k->options));
   }

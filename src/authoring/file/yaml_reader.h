@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "authoring/enum_values.h"
 #include "thund/diagnostic.h"
 #include "thund/ir.h"
 
@@ -116,6 +117,23 @@ class MapView {
     if (auto v = ParseEnumValue(*e, names, what); v) {
       if (auto parsed = parse(*v)) *out = *parsed;
     }
+  }
+
+  // A scalar parsed by `parse` (authoring/enum_values.h); bad text is an error
+  // with the parser's code, message and hint, and leaves `out` untouched.
+  template <typename T>
+  void Value(std::string_view key, T* out,
+             authoring::ParsedValue<T> (*parse)(std::string_view)) {
+    const Entry* e = Find(key);
+    if (e == nullptr || e->value.IsNull()) return;
+    auto text = ScalarText(r_, e->value, e->mark(), PathOf(key), "a string");
+    if (!text) return;
+    auto parsed = parse(*text);
+    if (auto* bad = std::get_if<authoring::BadValue>(&parsed)) {
+      r_.Error(e->mark(), PathOf(key), bad->code, bad->message, bad->hint);
+      return;
+    }
+    *out = std::get<T>(std::move(parsed));
   }
 
  private:

@@ -137,19 +137,26 @@ void DatasetOptions(const Dataset& d, std::vector<std::string>* out) {
   if (d.materialization != Materialization::kFull) {
     out->push_back(std::string("materialization = ") + Literal(Name(d.materialization)));
   }
-  if (!d.storage.mode.empty()) out->push_back("write_mode = " + Literal(d.storage.mode));
+  if (d.storage.mode) out->push_back("write_mode = " + Literal(Name(*d.storage.mode)));
   const KeyedWrite& k = d.keyed_write;
   if (!k.keys.empty()) {
     std::string list;
     for (const auto& key : k.keys) list += (list.empty() ? "" : ", ") + QuoteIdent(key);
     out->push_back("keyed_write.keys = (" + list + ")");
   }
-  if (k.buckets) out->push_back("keyed_write.buckets = " + std::to_string(k.buckets));
-  if (k.threads) out->push_back("keyed_write.threads = " + std::to_string(k.threads));
-  if (k.batch_size) out->push_back("keyed_write.batch_size = " + std::to_string(k.batch_size));
-  if (!k.duplicates.empty()) out->push_back("keyed_write.duplicates = " + Literal(k.duplicates));
-  if (!k.null_keys.empty()) out->push_back("keyed_write.null_keys = " + Literal(k.null_keys));
-  if (!k.key_match.empty()) out->push_back("keyed_write.key_match = " + Literal(k.key_match));
+  const KeyedWriteTuning& t = k.tuning;
+  if (t.buckets) out->push_back("keyed_write.buckets = " + std::to_string(t.buckets));
+  if (t.threads) out->push_back("keyed_write.threads = " + std::to_string(t.threads));
+  if (t.batch_size) out->push_back("keyed_write.batch_size = " + std::to_string(t.batch_size));
+  if (k.duplicates != DuplicateKeys::kFirst) {
+    out->push_back("keyed_write.duplicates = " + Literal(Name(k.duplicates)));
+  }
+  if (k.null_keys != NullKeys::kError) {
+    out->push_back("keyed_write.null_keys = " + Literal(Name(k.null_keys)));
+  }
+  if (k.key_match != KeyMatch::kExact) {
+    out->push_back("keyed_write.key_match = " + Literal(Name(k.key_match)));
+  }
   if (d.schema.declared()) {
     const auto& md = d.schema.arrow->metadata();
     if (md && md->size() > 0) {
@@ -221,7 +228,7 @@ bool Mergeable(const Dataset& d, const Flow& f) {
 std::string DatasetStatement(const Dataset& d, const Flow* f) {
   std::string name = d.kind == DatasetKind::kTemporaryView ? QuoteIdent(d.name) : QuoteName(d.name);
   std::string out = std::string("CREATE ") + KindSql(d.kind) + " " + name + ColumnList(d);
-  if (!d.storage.format.empty()) out += "\nUSING " + QuoteName(d.storage.format);
+  if (d.storage.format) out += "\nUSING " + QuoteName(Name(*d.storage.format));
   if (!d.storage.options.empty()) out += "\nOPTIONS " + PropertyList(d.storage.options);
   if (!d.storage.partition_by.empty()) {
     std::string cols;

@@ -13,6 +13,7 @@
 #include <arrow/type.h>
 #include <arrow/util/key_value_metadata.h>
 
+#include "authoring/enum_values.h"
 #include "authoring/sql/parser.h"
 
 namespace thund::sqlp {
@@ -65,6 +66,18 @@ bool StatementParser::ApplyOptions(const std::vector<Option>& options, thund::Da
     if (!r.ok())
       return Fail(o.token, "option '" + o.key + "': " + r.status().message(), "", "sql-option");
     *out = *r;
+    return true;
+  };
+  // An enum-valued option (authoring/enum_values.h): bad text fails with the
+  // code, message and hint `thund check` reports for it.
+  auto value = [&](const Option& o, auto* out, auto parse) {
+    std::string text;
+    if (!scalar(o, &text)) return false;
+    auto parsed = parse(text);
+    if (const auto* bad = std::get_if<authoring::BadValue>(&parsed)) {
+      return Fail(o.token, bad->message, bad->hint, bad->code);
+    }
+    *out = std::get<0>(std::move(parsed));
     return true;
   };
   auto integer = [&](const Option& o, int64_t* out) {
@@ -131,7 +144,7 @@ bool StatementParser::ApplyOptions(const std::vector<Option>& options, thund::Da
                         "", "sql-option");
           d->materialization = *m;
         } else if (key == "write_mode") {
-          if (!scalar(o, &d->storage.mode)) return false;
+          if (!value(o, &d->storage.mode, authoring::ParseStorageMode)) return false;
         } else if (key == "keyed_write.keys") {
           if (o.value.kind == OptValue::kList) {
             d->keyed_write.keys = o.value.list;
@@ -140,17 +153,17 @@ bool StatementParser::ApplyOptions(const std::vector<Option>& options, thund::Da
             d->keyed_write.keys = {text};
           }
         } else if (key == "keyed_write.buckets") {
-          if (!integer(o, &d->keyed_write.buckets)) return false;
+          if (!integer(o, &d->keyed_write.tuning.buckets)) return false;
         } else if (key == "keyed_write.threads") {
-          if (!integer(o, &d->keyed_write.threads)) return false;
+          if (!integer(o, &d->keyed_write.tuning.threads)) return false;
         } else if (key == "keyed_write.batch_size") {
-          if (!integer(o, &d->keyed_write.batch_size)) return false;
+          if (!integer(o, &d->keyed_write.tuning.batch_size)) return false;
         } else if (key == "keyed_write.duplicates") {
-          if (!scalar(o, &d->keyed_write.duplicates)) return false;
+          if (!value(o, &d->keyed_write.duplicates, authoring::ParseKeyedDuplicates)) return false;
         } else if (key == "keyed_write.null_keys") {
-          if (!scalar(o, &d->keyed_write.null_keys)) return false;
+          if (!value(o, &d->keyed_write.null_keys, authoring::ParseKeyedNullKeys)) return false;
         } else if (key == "keyed_write.key_match") {
-          if (!scalar(o, &d->keyed_write.key_match)) return false;
+          if (!value(o, &d->keyed_write.key_match, authoring::ParseKeyedKeyMatch)) return false;
         } else if (key == "schema_metadata") {
           if (o.value.kind != OptValue::kMap) {
             return Fail(o.token, "schema_metadata takes a map: schema_metadata = ('key' = 'value')",

@@ -6,6 +6,7 @@
 #include <arrow/type.h>
 #include <arrow/util/key_value_metadata.h>
 
+#include "authoring/enum_values.h"
 #include "authoring/sql/parser.h"
 #include "thund/type_names.h"
 
@@ -70,7 +71,14 @@ bool StatementParser::Dataset(DatasetKind kind) {
     if (Word("using")) {
       if (!once("USING", at)) return false;
       size_t p = 0;
-      if (!QualifiedName(&d.storage.format, &p)) return false;
+      const size_t name_at = pos_;
+      std::string format;
+      if (!QualifiedName(&format, &p)) return false;
+      auto parsed = authoring::ParseStorageFormat(format);
+      if (const auto* bad = std::get_if<authoring::BadValue>(&parsed)) {
+        return Fail(name_at, bad->message, bad->hint, bad->code);
+      }
+      d.storage.format = std::get<0>(parsed);
     } else if (Word("options")) {
       if (!once("OPTIONS", at)) return false;
       std::vector<Option> opts;

@@ -7,6 +7,7 @@
 // option whose key is also a field name goes into options => map('k', 'v').
 #include <charconv>
 
+#include "authoring/enum_values.h"
 #include "authoring/sql/sql_internal.h"
 
 namespace thund::sqlp {
@@ -96,6 +97,15 @@ std::string KafkaKey(const std::string& k) {
 
 void AddOption(StringMap* options, const Arg& a) { (*options)[a.key] = a.value; }
 
+// The parsed value of an enum-valued argument, or its problem as one message.
+template <typename T>
+arrow::Result<T> Value(authoring::ParsedValue<T> parsed) {
+  if (const auto* bad = std::get_if<authoring::BadValue>(&parsed)) {
+    return arrow::Status::Invalid(bad->message, "; ", bad->hint);
+  }
+  return std::get<T>(std::move(parsed));
+}
+
 }  // namespace
 
 bool IsSourceFunction(std::string_view name) {
@@ -129,7 +139,7 @@ arrow::Result<SourceSpec> ParseSourceCall(std::string_view text, const std::vect
       if (a.map) {
         for (const auto& [mk, mv] : *a.map) f.options[mk] = mv;
       } else if (a.key == "format") {
-        f.format = a.value;
+        ARROW_ASSIGN_OR_RAISE(f.format, Value(authoring::ParseSourceFormat(a.value)));
       } else {
         AddOption(&f.options, a);
       }
@@ -158,7 +168,7 @@ arrow::Result<SourceSpec> ParseSourceCall(std::string_view text, const std::vect
       if (a.map) {
         for (const auto& [mk, mv] : *a.map) g.options[mk] = mv;
       } else if (a.key == "kind") {
-        g.kind = a.value;
+        ARROW_ASSIGN_OR_RAISE(g.kind, Value(authoring::ParseSourceGeneratorKind(a.value)));
       } else if (a.key == "seed") {
         ARROW_ASSIGN_OR_RAISE(g.seed, Number<uint64_t>(a.value, "seed"));
       } else if (a.key == "rows_per_batch") {
@@ -192,7 +202,8 @@ arrow::Result<SourceSpec> ParseSourceCall(std::string_view text, const std::vect
       } else if (a.key == "format") {
         k.format = a.value;
       } else if (a.key == "starting_offsets") {
-        k.starting_offsets = a.value;
+        ARROW_ASSIGN_OR_RAISE(k.starting_offsets,
+                              Value(authoring::ParseSourceStartingOffsets(a.value)));
       } else {
         AddOption(&k.options, a);
       }
@@ -228,13 +239,13 @@ std::string FormatSourceCall(const SourceSpec& s) {
   struct V {
     std::string operator()(const FileSource& f) const {
       std::string out = std::string(f.file_drop ? "STREAM " : "") + "read_files(" + Literal(f.path);
-      if (!f.format.empty()) out += ", format => " + Literal(f.format);
+      if (f.format) out += ", format => " + Literal(Name(*f.format));
       return out + OptionArgs(f.options, {"format"}) + ")";
     }
     std::string operator()(const GeneratorSource& g) const {
       std::vector<std::string> args;
       const GeneratorSource d;
-      if (g.kind != d.kind) args.push_back("kind => " + Literal(g.kind));
+      if (g.kind != d.kind) args.push_back("kind => " + Literal(Name(g.kind)));
       if (g.seed != d.seed) args.push_back("seed => " + std::to_string(g.seed));
       if (g.rows_per_batch != d.rows_per_batch)
         args.push_back("rows_per_batch => " + std::to_string(g.rows_per_batch));
@@ -263,7 +274,7 @@ std::string FormatSourceCall(const SourceSpec& s) {
       args.push_back("topic => " + Literal(k.topic));
       if (k.format != d.format) args.push_back("format => " + Literal(k.format));
       if (k.starting_offsets != d.starting_offsets) {
-        args.push_back("starting_offsets => " + Literal(k.starting_offsets));
+        args.push_back("starting_offsets => " + Literal(Name(k.starting_offsets)));
       }
       std::string out = "STREAM read_kafka(";
       for (size_t i = 0; i < args.size(); ++i) out += (i ? ", " : "") + args[i];

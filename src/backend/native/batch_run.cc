@@ -11,6 +11,7 @@
 #include "backend/native/dataset_runner.h"
 #include "backend/native/native_backend.h"
 #include "backend/native/run_context.h"
+#include "backend/native/runner_util.h"
 #include "backend/native/stream_run.h"
 #include "engine/batch/run_history.h"
 #include "thund/validate.h"
@@ -108,20 +109,21 @@ std::set<std::string> DownstreamOf(const Pipeline& p, const std::set<std::string
 nlohmann::json OutcomesJson(const RunSummary& s) {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& d : s.datasets) {
+    const NativeDatasetOutcome n = d.native.value_or(NativeDatasetOutcome{});
     list.push_back({{"dataset", d.dataset},
-                    {"status", d.status},
+                    {"status", Name(d.status)},
                     {"reason", d.reason},
                     {"rows_written", d.rows_written},
-                    {"rows_in", d.rows_in},
-                    {"bad_rows", d.bad_rows},
-                    {"version", d.version},
+                    {"rows_in", n.rows_in},
+                    {"bad_rows", n.bad_rows},
+                    {"version", n.version},
                     {"expectations", d.expectation_violations}});
-    if (d.keyed) {
-      list.back()["keyed"] = {{"rows_read", d.keyed_rows_read},
-                              {"skipped_existing", d.keyed_rows_skipped_existing},
-                              {"skipped_duplicate", d.keyed_rows_skipped_duplicate},
-                              {"null_key", d.keyed_rows_null_key},
-                              {"placement", d.keyed_placement}};
+    if (n.keyed) {
+      list.back()["keyed"] = {{"rows_read", n.keyed->rows_read},
+                              {"skipped_existing", n.keyed->rows_skipped_existing},
+                              {"skipped_duplicate", n.keyed->rows_skipped_duplicate},
+                              {"null_key", n.keyed->rows_null_key},
+                              {"placement", n.keyed->placement}};
     }
   }
   return list;
@@ -140,7 +142,7 @@ arrow::Result<RunSummary> RunBatch(const ExecBackend& backend, const Pipeline& p
   // Opening DuckDB (~10 ms: it loads its built-in extensions) does not depend on
   // validation, which starts the SQL parser's own DuckDB: open both at once.
   engine::DuckDbSessionOptions session_options;
-  session_options.threads = options.threads;
+  session_options.threads = options.native.threads;
   auto opening = std::async(std::launch::async, [session_options] {
     return engine::DuckDbSession::Open(session_options);
   });
@@ -162,7 +164,7 @@ arrow::Result<RunSummary> RunBatch(const ExecBackend& backend, const Pipeline& p
 
   ARROW_ASSIGN_OR_RAISE(auto layout,
                         StorageLayout::Make(ResolveStorageRoot(p, options.storage_root)));
-  std::shared_ptr<arrow::fs::FileSystem> fs = options.filesystem;
+  std::shared_ptr<arrow::fs::FileSystem> fs = options.native.filesystem;
   if (!fs) fs = std::make_shared<arrow::fs::LocalFileSystem>();
   arrow::Status made = fs->CreateDir(layout.root(), /*recursive=*/true);
   if (!made.ok()) {
@@ -237,11 +239,7 @@ arrow::Result<RunSummary> RunBatch(const ExecBackend& backend, const Pipeline& p
     task.full_refresh = options.full_refresh_all || options.full_refresh.count(d->name) > 0;
     auto skip = [&](const std::string& why) {
       EmitSkipped(ctx, task, why);
-      DatasetOutcome o;
-      o.dataset = d->name;
-      o.status = "skipped";
-      o.reason = why;
-      summary.datasets.push_back(o);
+      summary.datasets.push_back(Outcome(*d, DatasetStatus::kSkipped, why));
     };
     if (task.flows.empty()) {
       skip("no flow writes it");
@@ -298,11 +296,9 @@ arrow::Result<RunSummary> RunBatch(const ExecBackend& backend, const Pipeline& p
     // Views over streams are live inside the loop.
     if (!streaming.count(d->name) && !(after.count(d->name) && is_view(d))) continue;
     if (!select_all && !selected.count(d->name)) {
-      DatasetOutcome o;
-      o.dataset = d->name;
-      o.status = "skipped";
-      o.reason = "not selected (--refresh / --full-refresh name other datasets)";
-      summary.datasets.push_back(o);
+      summary.datasets.push_back(
+          Outcome(*d, DatasetStatus::kSkipped,
+                  "not selected (--refresh / --full-refresh name other datasets)"));
       continue;
     }
     streams.push_back(d);
@@ -322,7 +318,7 @@ arrow::Result<RunSummary> RunBatch(const ExecBackend& backend, const Pipeline& p
   summary.status = stopped && streams.empty() ? RunPhase::kCanceled : RunPhase::kCompleted;
   if (stopped && !streams.empty()) summary.notes.push_back("stopped on request");
   for (const auto& o : summary.datasets) {
-    if (o.status == "failed") {
+    if (o.status == DatasetStatus::kFailed) {
       summary.status = RunPhase::kFailed;
       if (summary.error.empty()) summary.error = "dataset '" + o.dataset + "': " + o.reason;
     }
@@ -337,10 +333,13 @@ arrow::Result<RunSummary> RunBatch(const ExecBackend& backend, const Pipeline& p
   record.duration_ms = summary.duration_ms;
   record.mode = summary.mode;
   for (const auto& o : summary.datasets) {
-    if (o.status == "computed") ++record.computed, record.rows_written += o.rows_written;
-    if (o.status == "up_to_date") ++record.up_to_date;
-    if (o.status == "failed") ++record.failed;
-    if (o.status == "skipped") ++record.skipped;
+    if (o.status == DatasetStatus::kComputed) {
+      ++record.computed;
+      record.rows_written += o.rows_written;
+    }
+    if (o.status == DatasetStatus::kUpToDate) ++record.up_to_date;
+    if (o.status == DatasetStatus::kFailed) ++record.failed;
+    if (o.status == DatasetStatus::kSkipped) ++record.skipped;
   }
   record.error = summary.error;
   record.summary_json = OutcomesJson(summary).dump();

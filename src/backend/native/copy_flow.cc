@@ -14,7 +14,7 @@ using engine::ReadParquetSchema;
 
 bool CanCopyFlow(const RunContext& ctx, const Flow& flow, const Dataset& target,
                  size_t flows_into_target) {
-  const auto& fs = ctx.options->filesystem;
+  const auto& fs = ctx.options->native.filesystem;
   return !flow.sql.empty() && !flow.source && flows_into_target == 1 &&
          target.expectations.empty() && !target.schema.declared() &&
          !target.keyed_write.enabled() && (!fs || fs->type_name() == "local");

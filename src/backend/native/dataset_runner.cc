@@ -79,8 +79,8 @@ DatasetOutcome MaterializeStored(RunContext& ctx, const DatasetTask& task) {
     EmitSkipped(ctx, task, decision.reason);
     state.available = true;
     state.stamp = (*previous)->Stamp();
-    DatasetOutcome o = Outcome(d, "up_to_date", decision.reason);
-    o.version = engine::batch::VersionName((*previous)->version);
+    DatasetOutcome o = Outcome(d, DatasetStatus::kUpToDate, decision.reason);
+    o.native->version = engine::batch::VersionName((*previous)->version);
     return o;
   }
   if (d.keyed_write.enabled()) return MaterializeKeyedStored(ctx, task, *previous, *fp, decision);
@@ -98,7 +98,7 @@ DatasetOutcome MaterializeStored(RunContext& ctx, const DatasetTask& task) {
   auto pending = ctx.store->Begin(d.name);
   if (!pending.ok()) return Fail(ctx, task, nullptr, pending.status());
 
-  DatasetOutcome outcome = Outcome(d, "computed", decision.reason);
+  DatasetOutcome outcome = Outcome(d, DatasetStatus::kComputed, decision.reason);
   VersionManifest manifest;
   std::shared_ptr<arrow::Schema> target = d.schema.declared() ? d.schema.arrow : nullptr;
   std::vector<std::pair<std::string, engine::batch::BadRow>> dead_letters;
@@ -182,7 +182,7 @@ DatasetOutcome MaterializeStored(RunContext& ctx, const DatasetTask& task) {
                                                           committed.message()));
   }
   outcome.rows_written = manifest.rows;
-  outcome.version = engine::batch::VersionName(pending->version);
+  outcome.native->version = engine::batch::VersionName(pending->version);
   manifest.version = pending->version;
   state.stamp = manifest.Stamp();
   arrow::Status bound = ctx.catalog->BindStored(
@@ -190,7 +190,7 @@ DatasetOutcome MaterializeStored(RunContext& ctx, const DatasetTask& task) {
   if (!bound.ok()) return Fail(ctx, task, nullptr, bound);
   state.available = true;
   for (const auto& [flow, result] : done) {
-    EmitFinished(ctx, *flow, d, result, "committed " + outcome.version);
+    EmitFinished(ctx, *flow, d, result, "committed " + outcome.native->version);
   }
   if (dead_letter_mode) {
     arrow::Status st = CommitDeadLetters(ctx, d, dead_letters, *fp);

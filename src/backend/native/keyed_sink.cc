@@ -57,7 +57,7 @@ DatasetOutcome WriteKeyedSink(RunContext& ctx, const DatasetTask& task,
   KeyedDatasetWrite& w = **write;
   if (auto st = w.PrePass(task.flows); !st.ok()) return Fail(ctx, task, nullptr, st);
 
-  DatasetOutcome outcome = Outcome(d, "computed", decision.reason);
+  DatasetOutcome outcome = Outcome(d, DatasetStatus::kComputed, decision.reason);
   KeyedFlowRuns runs;
   const std::vector<std::string> ran_before =
       !task.full_refresh && previous ? previous->once_flows : std::vector<std::string>{};

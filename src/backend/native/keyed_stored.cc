@@ -97,7 +97,7 @@ DatasetOutcome MaterializeKeyedStored(RunContext& ctx, const DatasetTask& task,
   if (kept) w.RequireSchema(kept->schema);
   if (auto st = w.PrePass(task.flows); !st.ok()) return Fail(ctx, task, nullptr, st);
 
-  DatasetOutcome outcome = Outcome(d, "computed", decision.reason);
+  DatasetOutcome outcome = Outcome(d, DatasetStatus::kComputed, decision.reason);
   KeyedFlowRuns runs;
   // A once-flow's rows are in the kept files already.
   if (auto st = RunKeyedFlows(ctx, task, w, *expectations,
@@ -181,7 +181,7 @@ DatasetOutcome MaterializeKeyedStored(RunContext& ctx, const DatasetTask& task,
                           " (the next run deletes it): " + st.message());
     }
   }
-  outcome.version = engine::batch::VersionName(pending->version);
+  outcome.native->version = engine::batch::VersionName(pending->version);
   manifest.version = pending->version;
   state.stamp = manifest.Stamp();
   arrow::Status bound =
@@ -189,10 +189,11 @@ DatasetOutcome MaterializeKeyedStored(RunContext& ctx, const DatasetTask& task,
   if (!bound.ok()) return Fail(ctx, task, nullptr, bound);
   state.available = true;
   for (const auto& [flow, result] : runs.done) {
-    EmitFinished(ctx, *flow, d, result, "committed " + outcome.version);
+    EmitFinished(ctx, *flow, d, result, "committed " + outcome.native->version);
   }
   w.FillOutcome(&outcome);
-  outcome.reason += "; " + outcome.version + " holds " + std::to_string(manifest.rows) + " rows";
+  outcome.reason +=
+      "; " + outcome.native->version + " holds " + std::to_string(manifest.rows) + " rows";
   return outcome;
 }
 

@@ -352,12 +352,13 @@ std::vector<KeyedFile> KeyedDatasetWrite::files() const {
 
 void KeyedDatasetWrite::FillOutcome(DatasetOutcome* o) const {
   const engine::keyed::KeyedCounts c = counts();
-  o->keyed = true;
-  o->keyed_rows_read = c.rows_read;
-  o->keyed_rows_skipped_existing = c.rows_skipped_existing;
-  o->keyed_rows_skipped_duplicate = c.rows_skipped_duplicate;
-  o->keyed_rows_null_key = c.rows_null_key;
-  o->keyed_placement = placement_;
+  NativeDatasetOutcome& n = o->native ? *o->native : o->native.emplace();
+  NativeKeyedCounts& k = n.keyed.emplace();
+  k.rows_read = c.rows_read;
+  k.rows_skipped_existing = c.rows_skipped_existing;
+  k.rows_skipped_duplicate = c.rows_skipped_duplicate;
+  k.rows_null_key = c.rows_null_key;
+  k.placement = placement_;
   o->rows_written = c.rows_written;
   o->reason += "; keyed write: " + c.ToString();
 }

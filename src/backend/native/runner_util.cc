@@ -6,11 +6,12 @@
 
 namespace thund::native {
 
-DatasetOutcome Outcome(const Dataset& d, std::string status, std::string reason) {
+DatasetOutcome Outcome(const Dataset& d, DatasetStatus status, std::string reason) {
   DatasetOutcome o;
   o.dataset = d.name;
-  o.status = std::move(status);
+  o.status = status;
   o.reason = std::move(reason);
+  o.native.emplace();
   return o;
 }
 
@@ -26,7 +27,7 @@ DatasetOutcome Fail(RunContext& ctx, const DatasetTask& task, const Flow* flow,
   auto& state = ctx.states[d.name];
   state.available = false;
   state.blocked_reason = "upstream '" + d.name + "' failed";
-  return Outcome(d, "failed", st.message());
+  return Outcome(d, DatasetStatus::kFailed, st.message());
 }
 
 void EmitFinished(RunContext& ctx, const Flow& flow, const Dataset& d, const FlowResult& r,
@@ -47,9 +48,10 @@ void AddCounts(DatasetOutcome* o, const std::vector<engine::batch::CompiledExpec
   for (size_t i = 0; i < exps.size() && i < r.violations.size(); ++i) {
     o->expectation_violations[exps[i].rule.name] += r.violations[i];
   }
-  o->rows_in += r.rows_in;
+  NativeDatasetOutcome& n = o->native ? *o->native : o->native.emplace();
+  n.rows_in += r.rows_in;
   o->rows_written += r.rows_out;
-  o->bad_rows += static_cast<int64_t>(r.bad_rows.size());
+  n.bad_rows += static_cast<int64_t>(r.bad_rows.size());
 }
 
 std::string Pad(size_t i) {

@@ -11,8 +11,8 @@ namespace thund::native {
 
 struct DatasetTask;
 
-// An outcome with `status` and `reason` for `d`.
-DatasetOutcome Outcome(const Dataset& d, std::string status, std::string reason);
+// An outcome with `status` and `reason` for `d`, its native part set (zeros).
+DatasetOutcome Outcome(const Dataset& d, DatasetStatus status, std::string reason);
 
 // Records a failure of `flow` (null: the dataset as a whole): emits kFlowFailed,
 // marks the dataset unavailable to dependents, returns a "failed" outcome.

@@ -26,7 +26,7 @@ DatasetOutcome WriteSink(RunContext& ctx, const DatasetTask& task) {
   Decision decision = Decide(previous, *fp, task.full_refresh);
   if (!decision.compute) {
     EmitSkipped(ctx, task, decision.reason);
-    return Outcome(d, "up_to_date", decision.reason);
+    return Outcome(d, DatasetStatus::kUpToDate, decision.reason);
   }
   auto target = engine::batch::ResolveSink(d, ctx.store->layout());
   if (!target.ok()) return Fail(ctx, task, nullptr, target.status());
@@ -37,7 +37,7 @@ DatasetOutcome WriteSink(RunContext& ctx, const DatasetTask& task) {
   if (!expectations.ok()) return Fail(ctx, task, nullptr, expectations.status());
   const bool json = target->format == "json";
   SinkConsumer consumer(ctx.store->shared_fs(), *target, ctx.run_id);
-  DatasetOutcome outcome = Outcome(d, "computed", decision.reason);
+  DatasetOutcome outcome = Outcome(d, DatasetStatus::kComputed, decision.reason);
   VersionManifest state;
   std::shared_ptr<arrow::Schema> schema = d.schema.declared() ? d.schema.arrow : nullptr;
   std::vector<std::pair<const Flow*, FlowResult>> done;
@@ -65,7 +65,7 @@ DatasetOutcome WriteSink(RunContext& ctx, const DatasetTask& task) {
   }
   if (!consumer.writer()) {
     // Every flow was a once-flow that already ran: nothing new to publish.
-    return Outcome(d, "up_to_date", "only once flows, which already ran");
+    return Outcome(d, DatasetStatus::kUpToDate, "only once flows, which already ran");
   }
   auto path = consumer.writer()->Commit();
   if (!path.ok()) {

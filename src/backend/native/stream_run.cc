@@ -176,7 +176,7 @@ arrow::Status StreamLoop::Setup() {
       engine::stream::StreamSourceContext sc;
       sc.flow = f.flow;
       sc.target = ds.dataset;
-      sc.filesystem = o.filesystem;
+      sc.filesystem = o.native.filesystem;
       if (const auto* mem = std::get_if<MemorySource>(&*f.flow->source)) {
         auto it = o.memory_streams.find(mem->name);
         if (it != o.memory_streams.end()) sc.memory_batches = &it->second;
@@ -402,19 +402,20 @@ void StreamLoop::Finish(const arrow::Status& error, const std::string& failed_fl
       state.available = error.ok() && ds.schema != nullptr;
       if (!state.available)
         state.blocked_reason = "view '" + d.name + "' over streams is not available";
-      DatasetOutcome o = Outcome(d, state.available ? "computed" : "skipped",
-                                 "view over streams (live in the trigger loop)");
+      DatasetOutcome o =
+          Outcome(d, state.available ? DatasetStatus::kComputed : DatasetStatus::kSkipped,
+                  "view over streams (live in the trigger loop)");
       summary_->datasets.push_back(std::move(o));
       continue;
     }
     int64_t emitted = 0;
     for (auto& f : ds.flows) emitted += totals_[f.flow->name].rows_out;
-    DatasetOutcome o = Outcome(d, error.ok() ? "computed" : "failed",
+    DatasetOutcome o = Outcome(d, error.ok() ? DatasetStatus::kComputed : DatasetStatus::kFailed,
                                how + ", " + std::to_string(emitted) + " rows emitted");
     auto& state = ctx_.states[d.name];
     for (auto& f : ds.flows) {
       const FlowTotals& tot = totals_[f.flow->name];
-      o.rows_in += tot.rows_in;
+      o.native->rows_in += tot.rows_in;
       for (size_t i = 0; i < tot.violations.size() && i < d.expectations.size(); ++i) {
         o.expectation_violations[d.expectations[i].name] += tot.violations[i];
       }
@@ -444,7 +445,7 @@ void StreamLoop::Finish(const arrow::Status& error, const std::string& failed_fl
       state.available = false;
       state.blocked_reason = "upstream '" + d.name + "' failed";
     } else {
-      o.version = ds.version;
+      o.native->version = ds.version;
       o.rows_written = ds.rows;  // what the dataset holds now
       state.available = ds.schema != nullptr;
       state.stamp = ds.stamp;

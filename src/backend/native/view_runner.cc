@@ -16,7 +16,8 @@ DatasetOutcome DefineView(RunContext& ctx, const DatasetTask& task) {
   const Flow& f = *task.flows[0];
   auto fp = ComputeFingerprint(ctx, d, task.flows);
   if (!fp.ok()) return Fail(ctx, task, &f, fp.status());
-  DatasetOutcome outcome = Outcome(d, "computed", "view: not stored, defined for this run");
+  DatasetOutcome outcome =
+      Outcome(d, DatasetStatus::kComputed, "view: not stored, defined for this run");
   if (d.expectations.empty() && !f.source) {
     RunEvent started;
     started.kind = RunEvent::Kind::kFlowStarted;

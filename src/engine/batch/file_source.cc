@@ -170,7 +170,7 @@ arrow::Result<FileSourcePlan> PlanFileSource(DuckDbSession& session, const Flow&
                                              const FileSource& source, const Dataset& target,
                                              const std::string& tag) {
   FileSourcePlan plan;
-  plan.format = source.format;
+  plan.format = source.format ? Name(*source.format) : "";
   if (plan.format.empty()) {  // inferred from the path's extension
     const std::string ext = std::filesystem::path(source.path).extension().string();
     plan.format = ext == ".csv" || ext == ".tsv" ? "csv"

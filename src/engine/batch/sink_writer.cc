@@ -23,17 +23,8 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
 
 arrow::Result<SinkTarget> ResolveSink(const Dataset& sink, const StorageLayout& layout) {
   SinkTarget t;
-  t.format = sink.storage.format.empty() ? "parquet" : sink.storage.format;
-  if (t.format != "parquet" && t.format != "csv" && t.format != "json") {
-    return arrow::Status::Invalid("sink '", sink.name, "': format '", t.format,
-                                  "' is not supported; use parquet, csv or json");
-  }
-  const std::string& mode = sink.storage.mode;
-  if (mode != "" && mode != "append" && mode != "overwrite") {
-    return arrow::Status::Invalid("sink '", sink.name, "': mode '", mode,
-                                  "' is not supported; use append or overwrite");
-  }
-  t.overwrite = mode == "overwrite";
+  t.format = Name(sink.storage.format.value_or(FileFormat::kParquet));
+  t.overwrite = sink.storage.mode == WriteMode::kOverwrite;
   auto local = internal::LocalPathOf(sink.storage.location);
   if (!local.ok()) {
     return arrow::Status::Invalid("sink '", sink.name, "': location ", local.status().message());

@@ -80,18 +80,6 @@ void SortByPath(std::vector<DataFile>* files) {
 
 }  // namespace
 
-const char* Name(FileFormat f) {
-  switch (f) {
-    case FileFormat::kParquet:
-      return "parquet";
-    case FileFormat::kCsv:
-      return "csv";
-    case FileFormat::kJson:
-      return "json";
-  }
-  return "?";
-}
-
 arrow::Result<FileFormat> ParseFileFormat(const std::string& text) {
   const std::string t = Lower(text);
   if (t == "parquet") return FileFormat::kParquet;

@@ -11,12 +11,14 @@
 #include <string_view>
 #include <vector>
 
+#include "thund/ir.h"
+
 namespace thund::engine::keyed {
 
-enum class FileFormat { kParquet, kCsv, kJson };
+// The IR's file formats (Name(FileFormat) is in thund/ir.h).
+using FileFormat = thund::FileFormat;
 
-const char* Name(FileFormat f);
-// "parquet" | "csv" | "json" (also "ndjson", "jsonl").
+// "parquet" | "csv" | "json" (also "ndjson", "jsonl"), case-insensitive.
 arrow::Result<FileFormat> ParseFileFormat(const std::string& text);
 // By extension: .parquet/.pq, .csv, .json/.jsonl/.ndjson (case-insensitive).
 std::optional<FileFormat> FormatOfPath(std::string_view path);

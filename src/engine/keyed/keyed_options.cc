@@ -6,25 +6,21 @@
 
 namespace thund::engine::keyed {
 
-const char* Name(Duplicates d) { return d == Duplicates::kFirst ? "first" : "all"; }
-const char* Name(NullKeys n) { return n == NullKeys::kError ? "error" : "drop"; }
-const char* Name(KeyMatch m) { return m == KeyMatch::kExact ? "exact" : "hash"; }
-
 arrow::Result<Duplicates> ParseDuplicates(const std::string& text) {
-  if (text.empty() || text == "first") return Duplicates::kFirst;
-  if (text == "all") return Duplicates::kAll;
+  if (text.empty()) return Duplicates::kFirst;
+  if (auto v = thund::ParseDuplicateKeys(text)) return *v;
   return arrow::Status::Invalid("duplicates: '", text, "' is not a policy; use 'first' or 'all'");
 }
 
 arrow::Result<NullKeys> ParseNullKeys(const std::string& text) {
-  if (text.empty() || text == "error") return NullKeys::kError;
-  if (text == "drop") return NullKeys::kDrop;
+  if (text.empty()) return NullKeys::kError;
+  if (auto v = thund::ParseNullKeys(text)) return *v;
   return arrow::Status::Invalid("null_keys: '", text, "' is not a policy; use 'error' or 'drop'");
 }
 
 arrow::Result<KeyMatch> ParseKeyMatch(const std::string& text) {
-  if (text.empty() || text == "exact") return KeyMatch::kExact;
-  if (text == "hash") return KeyMatch::kHash;
+  if (text.empty()) return KeyMatch::kExact;
+  if (auto v = thund::ParseKeyMatch(text)) return *v;
   return arrow::Status::Invalid("key_match: '", text, "' is not a mode; use 'exact' or 'hash'");
 }
 
@@ -94,23 +90,14 @@ arrow::Result<KeyedWriteOptions> KeyedWriteOptions::FromIr(const KeyedWrite& ir,
   KeyedWriteOptions o;
   o.keys = ir.keys;
   auto set = [](int64_t v) { return v == 0 ? std::optional<int64_t>() : std::optional(v); };
-  o.buckets = set(ir.buckets);
-  o.threads = set(ir.threads);
-  o.batch_size = set(ir.batch_size);
-  auto add_where = [&](const arrow::Status& st) {
-    return st.WithMessage(where, ": ", st.message());
-  };
-  auto dup = ParseDuplicates(ir.duplicates);
-  if (!dup.ok()) return add_where(dup.status());
-  o.duplicates = *dup;
-  auto nulls = ParseNullKeys(ir.null_keys);
-  if (!nulls.ok()) return add_where(nulls.status());
-  o.null_keys = *nulls;
-  auto match = ParseKeyMatch(ir.key_match);
-  if (!match.ok()) return add_where(match.status());
-  o.match = *match;
+  o.buckets = set(ir.tuning.buckets);
+  o.threads = set(ir.tuning.threads);
+  o.batch_size = set(ir.tuning.batch_size);
+  o.duplicates = ir.duplicates;
+  o.null_keys = ir.null_keys;
+  o.match = ir.key_match;
   arrow::Status st = o.Validate();
-  if (!st.ok()) return add_where(st);
+  if (!st.ok()) return st.WithMessage(where, ": ", st.message());
   return o;
 }
 

@@ -18,28 +18,15 @@
 
 namespace thund::engine::keyed {
 
-// Rows whose key repeats within the rows being written (not in the target).
-enum class Duplicates {
-  kFirst,  // write the first row per key (in output order); count the rest as skipped
-  kAll,    // write every row of the key
-};
+// The IR's keyed-write policies (thund/ir.h, with their Name()s):
+// duplicates (kFirst | kAll), null_keys (kError | kDrop), key match (kExact |
+// kHash: a 128-bit hash per key; two different keys with equal hashes count as
+// one, probability ~ n^2 / 2^129: 5e-23 for 189M keys; opt-in only).
+using Duplicates = thund::DuplicateKeys;
+using NullKeys = thund::NullKeys;
+using KeyMatch = thund::KeyMatch;
 
-// Rows with a NULL in any key column.
-enum class NullKeys {
-  kError,  // fail the write, naming the input and row (default: a key identifies a row)
-  kDrop,   // drop the row and count it (rows_null_key)
-};
-
-// How keys are held in memory.
-enum class KeyMatch {
-  kExact,  // the key's own bytes (fixed-width keys packed into 8 or 16 bytes): never wrong
-  kHash,   // a 128-bit hash per key: smallest; two different keys with equal hashes
-           // count as one (probability ~ n^2 / 2^129: 5e-23 for 189M keys). Opt-in only.
-};
-
-const char* Name(Duplicates d);
-const char* Name(NullKeys n);
-const char* Name(KeyMatch m);
+// From flag text ("" = the default), with errors naming the option.
 arrow::Result<Duplicates> ParseDuplicates(const std::string& text);
 arrow::Result<NullKeys> ParseNullKeys(const std::string& text);
 arrow::Result<KeyMatch> ParseKeyMatch(const std::string& text);
@@ -68,8 +55,8 @@ struct KeyedWriteOptions {
   int64_t EffectiveBuckets() const;
   int64_t EffectiveBatchSize() const;
 
-  // From the IR (Dataset::keyed_write), where 0 means unset and negatives are
-  // errors. `where` names the dataset in errors.
+  // From the IR (Dataset::keyed_write), where a tuning value of 0 means unset
+  // and negatives are errors. `where` names the dataset in errors.
   static arrow::Result<KeyedWriteOptions> FromIr(const KeyedWrite& ir, const std::string& where);
 };
 

@@ -63,16 +63,15 @@ arrow::Result<std::unique_ptr<StreamSource>> FileDropSource::Make(const FileSour
   ARROW_RETURN_NOT_OK(batch::EnsureComputeInitialized());  // casts of widened columns
   Settings s;
   s.flow = ctx.flow != nullptr ? ctx.flow->name : std::string("?");
-  if (spec.format == "parquet") {
-    s.format.format = DropFormat::kParquet;
-  } else if (spec.format == "csv") {
-    s.format.format = DropFormat::kCsv;
-  } else if (spec.format == "json") {
-    s.format.format = DropFormat::kJson;
-  } else {
-    return arrow::Status::Invalid("flow '", s.flow, "': file drop format '", spec.format,
-                                  "' is not supported; use parquet, csv or json "
+  if (!spec.format) {
+    return arrow::Status::Invalid("flow '", s.flow,
+                                  "': file drop has no format; use parquet, csv or json "
                                   "(newline-delimited)");
+  }
+  switch (*spec.format) {
+    case FileFormat::kParquet: s.format.format = DropFormat::kParquet; break;
+    case FileFormat::kCsv: s.format.format = DropFormat::kCsv; break;
+    case FileFormat::kJson: s.format.format = DropFormat::kJson; break;
   }
   const bool csv = s.format.format == DropFormat::kCsv;
   for (const auto& [key, value] : spec.options) {

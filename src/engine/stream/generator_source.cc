@@ -14,23 +14,6 @@
 namespace thund::engine::stream {
 namespace {
 
-const std::vector<std::pair<std::string, GeneratorKind>>& KindNames() {
-  static const std::vector<std::pair<std::string, GeneratorKind>> kNames = {
-      {"keyed_events", GeneratorKind::kKeyedEvents},
-      {"nexmark", GeneratorKind::kNexmark},
-      {"nexmark_person", GeneratorKind::kNexmarkPerson},
-      {"nexmark_auction", GeneratorKind::kNexmarkAuction},
-      {"nexmark_bid", GeneratorKind::kNexmarkBid},
-  };
-  return kNames;
-}
-
-std::string ValidKinds() {
-  std::string out;
-  for (const auto& [name, kind] : KindNames()) out += (out.empty() ? "" : ", ") + name;
-  return out;
-}
-
 arrow::Status BadOption(const std::string& flow, const std::string& what) {
   return arrow::Status::Invalid("flow '", flow, "': generator ", what);
 }
@@ -40,12 +23,7 @@ arrow::Status BadOption(const std::string& flow, const std::string& what) {
 arrow::Result<GeneratorParams> ParseGeneratorParams(const GeneratorSource& spec,
                                                     const std::string& flow) {
   GeneratorParams p;
-  auto kind = std::find_if(KindNames().begin(), KindNames().end(),
-                           [&](const auto& e) { return e.first == spec.kind; });
-  if (kind == KindNames().end()) {
-    return BadOption(flow, "kind '" + spec.kind + "' is unknown; valid kinds: " + ValidKinds());
-  }
-  p.kind = kind->second;
+  p.kind = spec.kind;
   p.seed = spec.seed;
   if (spec.rows_per_batch <= 0) {
     return BadOption(flow, "rows_per_batch = " + std::to_string(spec.rows_per_batch) +
@@ -86,7 +64,7 @@ arrow::Result<GeneratorParams> ParseGeneratorParams(const GeneratorSource& spec,
       p.keys = keys;
     } else {
       const char* valid = p.kind == GeneratorKind::kKeyedEvents ? "base_time, keys" : "base_time";
-      return BadOption(flow, "option '" + key + "' is unknown for kind '" + spec.kind +
+      return BadOption(flow, "option '" + key + "' is unknown for kind '" + Name(spec.kind) +
                                  "'; valid options: " + valid);
     }
   }

@@ -35,7 +35,8 @@
 
 namespace thund::engine::stream {
 
-enum class GeneratorKind { kKeyedEvents, kNexmark, kNexmarkPerson, kNexmarkAuction, kNexmarkBid };
+// The IR's generator kinds (thund/ir.h).
+using GeneratorKind = thund::GeneratorKind;
 
 // Validated generator settings (defaults applied).
 struct GeneratorParams {
@@ -49,9 +50,9 @@ struct GeneratorParams {
   int64_t keys = 100;
 };
 
-// Invalid, naming the flow and the option, for: an unknown kind (listing the
-// valid ones), rows_per_batch <= 0, total_rows < 0, events_per_second < 0,
-// out_of_orderness_ms < 0, an unknown option key, a bad base_time or keys.
+// Invalid, naming the flow and the option, for: rows_per_batch <= 0,
+// total_rows < 0, events_per_second < 0, out_of_orderness_ms < 0, an unknown
+// option key, a bad base_time or keys.
 arrow::Result<GeneratorParams> ParseGeneratorParams(const GeneratorSource& spec,
                                                     const std::string& flow);
 
