@@ -32,15 +32,7 @@ std::string ModeOf(const Pipeline& p, const Flow& f) {
 
 int RunExplain(const ExplainOptions& o) {
   Loaded l = LoadAndValidate(o.path);
-  if (HasErrors(l.diagnostics)) {
-    if (o.format == "json") {
-      std::cout << DiagnosticsJson(l.diagnostics) << "\n";
-    } else {
-      PrintDiagnosticsHuman(l, std::cerr);
-      std::cerr << "no plan: fix the errors above (`thund check " << o.path << "` lists them)\n";
-    }
-    return kFailed;
-  }
+  if (ReportPlanErrors(l, o.path, o.format)) return kFailed;
   if (!o.flow.empty() && !l.pipeline.FindFlow(o.flow)) {
     std::cerr << "error: the pipeline has no flow '" << o.flow << "' (`thund plan " << o.path
               << "` lists its flows)\n";

@@ -100,15 +100,7 @@ void PrintHuman(const Pipeline& p, const std::vector<FlowPlan>& plan) {
 
 int RunPlan(const PlanOptions& o) {
   Loaded l = LoadAndValidate(o.path);
-  if (HasErrors(l.diagnostics)) {
-    if (o.format == "json") {
-      std::cout << DiagnosticsJson(l.diagnostics) << "\n";
-    } else {
-      PrintDiagnosticsHuman(l, std::cerr);
-      std::cerr << "no plan: fix the errors above (`thund check " << o.path << "` lists them)\n";
-    }
-    return kFailed;
-  }
+  if (ReportPlanErrors(l, o.path, o.format)) return kFailed;
   auto order = TopoOrder(l.pipeline);
   if (!order.ok()) {
     std::cerr << "error: " << order.status().message() << "\n";

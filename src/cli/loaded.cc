@@ -1,6 +1,7 @@
 #include "cli/loaded.h"
 
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -45,6 +46,17 @@ Loaded LoadAndValidate(const std::string& path, CheckBackend backend) {
     }
   }
   return l;
+}
+
+bool ReportPlanErrors(const Loaded& l, const std::string& path, const std::string& format) {
+  if (!HasErrors(l.diagnostics)) return false;
+  if (format == "json") {
+    std::cout << DiagnosticsJson(l.diagnostics) << "\n";
+  } else {
+    PrintDiagnosticsHuman(l, std::cerr);
+    std::cerr << "no plan: fix the errors above (`thund check " << path << "` lists them)\n";
+  }
+  return true;
 }
 
 void PrintDiagnosticsHuman(const Loaded& l, std::ostream& out) {

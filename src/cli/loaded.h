@@ -31,6 +31,11 @@ Loaded LoadAndValidate(const std::string& path, CheckBackend backend = CheckBack
 // Human form: every diagnostic rendered with its source excerpt, then a
 // one-line count. JSON form: {"diagnostics":[...], "errors":N, "warnings":N}.
 void PrintDiagnosticsHuman(const Loaded& l, std::ostream& out);
+
+// For commands that print a plan of `path`: true when `l` has errors, after
+// printing them (as JSON on stdout for format "json", else on stderr with a
+// pointer to `thund check`).
+bool ReportPlanErrors(const Loaded& l, const std::string& path, const std::string& format);
 std::string DiagnosticsJson(const Diagnostics& diags, int indent = 2);
 
 }  // namespace thund::cli

@@ -1,5 +1,7 @@
 #include "sql/duckdb_parser.h"
 
+#include "sql/verdict_cache.h"
+
 #include <duckdb.h>
 
 #include <arrow/c/abi.h>
@@ -201,46 +203,17 @@ arrow::Result<nlohmann::ordered_json> ParseUncached(std::string_view duckdb_sql,
   return std::move(*st);
 }
 
-// Parses already seen, by text and user offset. A run parses each flow's SQL
-// several times (validation, input discovery for the fingerprint, the run);
-// each parse is a DuckDB prepare + execute. Bounded: cleared when full.
-class ParseCache {
- public:
-  static ParseCache& Get() {
-    static ParseCache instance;
-    return instance;
-  }
-
-  arrow::Result<nlohmann::ordered_json> Parse(std::string_view duckdb_sql, size_t user_offset) {
-    std::string key(duckdb_sql);
-    key.push_back('\0');
-    key += std::to_string(user_offset);
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      auto it = entries_.find(key);
-      if (it != entries_.end()) return it->second;
-    }
-    auto parsed = ParseUncached(duckdb_sql, user_offset);
-    // Only DuckDB's verdict on the text is kept, not a failure to reach DuckDB.
-    if (parsed.ok() || parsed.status().IsInvalid()) {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (entries_.size() >= kMaxEntries) entries_.clear();
-      entries_.emplace(std::move(key), parsed);
-    }
-    return parsed;
-  }
-
- private:
-  static constexpr size_t kMaxEntries = 256;
-  std::mutex mu_;
-  std::unordered_map<std::string, arrow::Result<nlohmann::ordered_json>> entries_;
-};
-
 }  // namespace
 
 arrow::Result<nlohmann::ordered_json> ParseSqlToJson(std::string_view duckdb_sql,
                                                      size_t user_offset) {
-  return ParseCache::Get().Parse(duckdb_sql, user_offset);
+  // A run parses each flow's SQL several times (validation, input discovery
+  // for the fingerprint, the run); each parse is a DuckDB prepare + execute.
+  static sql::VerdictCache<nlohmann::ordered_json> cache(256);
+  std::string key(duckdb_sql);
+  key.push_back('\0');
+  key += std::to_string(user_offset);
+  return cache.GetOrCompute(key, [&] { return ParseUncached(duckdb_sql, user_offset); });
 }
 
 arrow::Result<const std::unordered_set<std::string>*> FunctionNames() {

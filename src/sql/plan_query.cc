@@ -3,12 +3,11 @@
 #include <arrow/type.h>
 
 #include <algorithm>
-#include <mutex>
-#include <unordered_map>
 
 #include "sql/duckdb_parser.h"
 #include "sql/plan_walk.h"
 #include "sql/sql_analysis.h"
+#include "sql/verdict_cache.h"
 #include "thund/sql_dialect.h"
 #include "thund/validate.h"
 
@@ -104,38 +103,11 @@ arrow::Result<plan::PlanPtr> BuildPlan(const std::string& sql, const InputSchema
   return plan::PlanPtr(walk.root);
 }
 
-class PlanCache {
- public:
-  static PlanCache& Get() {
-    static PlanCache instance;
-    return instance;
-  }
-  arrow::Result<plan::PlanPtr> Plan(const std::string& sql, const InputSchemas* inputs) {
-    const std::string key = CacheKey(sql, inputs);
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      auto it = entries_.find(key);
-      if (it != entries_.end()) return it->second;
-    }
-    auto built = BuildPlan(sql, inputs);
-    if (built.ok() || built.status().IsInvalid()) {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (entries_.size() >= kMaxEntries) entries_.clear();
-      entries_.emplace(key, built);
-    }
-    return built;
-  }
-
- private:
-  static constexpr size_t kMaxEntries = 512;
-  std::mutex mu_;
-  std::unordered_map<std::string, arrow::Result<plan::PlanPtr>> entries_;
-};
-
 }  // namespace
 
 arrow::Result<plan::PlanPtr> PlanQuery(const std::string& sql, const InputSchemas* inputs) {
-  return PlanCache::Get().Plan(sql, inputs);
+  static VerdictCache<plan::PlanPtr> cache(512);
+  return cache.GetOrCompute(CacheKey(sql, inputs), [&] { return BuildPlan(sql, inputs); });
 }
 
 arrow::Result<std::map<std::string, plan::PlanPtr>> PlanPipeline(const Pipeline& p) {

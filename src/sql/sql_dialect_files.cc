@@ -12,37 +12,6 @@
 namespace thund::sql {
 namespace {
 
-// A string literal DuckDB reads back as `s` that the translation leaves alone
-// when it sees it again: E'...' (never re-read with Spark escapes) when `s`
-// holds a backslash or a control character.
-std::string Literal(std::string_view s) {
-  bool plain = true;
-  for (char c : s) plain = plain && c != '\\' && static_cast<unsigned char>(c) >= 0x20;
-  if (plain) return DuckDbStringLiteral(s);
-  std::string out = "E'";
-  for (char c : s) {
-    switch (c) {
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\'':
-        out += "\\'";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        out.push_back(c);
-    }
-  }
-  return out + "'";
-}
 
 struct SparkOption {
   size_t key_token = 0;    // for errors
@@ -121,7 +90,7 @@ class OptionMapper {
   // Maps a string option to `duckdb_name = '<value>'`.
   void String(const std::string& key, const std::string& duckdb_name, ReaderArgs* out) {
     if (std::optional<SparkOption> o = Take(key)) {
-      out->args.push_back(duckdb_name + " = " + Literal(o->value));
+      out->args.push_back(duckdb_name + " = " + StringLiteralFor(o->value));
     }
   }
 
@@ -135,7 +104,7 @@ class OptionMapper {
       return ErrorAt(in_, o->value_token, format_ + " option '" + key + "': " +
                                               f.status().message());
     }
-    out->args.push_back(duckdb_name + " = " + Literal(*f));
+    out->args.push_back(duckdb_name + " = " + StringLiteralFor(*f));
     return arrow::Status::OK();
   }
 
@@ -184,9 +153,9 @@ arrow::Result<ReaderArgs> CsvArgs(OptionMapper& m, const PassInput& in) {
     return ErrorAt(in, delimiter->key_token, "csv options 'sep' and 'delimiter' disagree");
   }
   auto d = sep ? sep : delimiter;
-  r.args.push_back("delim = " + Literal(d ? d->value : ","));
+  r.args.push_back("delim = " + StringLiteralFor(d ? d->value : ","));
   auto quote = m.Take("quote");
-  r.args.push_back("quote = " + Literal(quote ? quote->value : "\""));
+  r.args.push_back("quote = " + StringLiteralFor(quote ? quote->value : "\""));
   m.String("escape", "escape", &r);
   m.String("nullvalue", "nullstr", &r);
   m.String("comment", "comment", &r);
@@ -274,7 +243,7 @@ arrow::Status FileReadPass(const PassInput& in, std::vector<Edit>* out) {
     } else {
       ARROW_ASSIGN_OR_RAISE(args, ParquetArgs(mapper));
     }
-    std::string call = "read_" + format + "(" + Literal(path);
+    std::string call = "read_" + format + "(" + StringLiteralFor(path);
     for (const auto& a : args.args) call += ", " + a;
     call += ")";
     // Without a header Spark names the columns _c0, _c1, ...; DuckDB names

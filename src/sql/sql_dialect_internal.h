@@ -45,6 +45,11 @@ arrow::Status WindowTvfPass(const PassInput& in, std::vector<Edit>* out);
 arrow::Status WindowGroupPass(const PassInput& in, std::vector<Edit>* out);
 arrow::Status TablePass(const PassInput& in, std::vector<Edit>* out);
 
+// A DuckDB string literal reading back as `value` that the translation leaves
+// alone when it sees it again: E'...' (never re-read with Spark escapes) when
+// `value` holds a backslash or a control character.
+std::string StringLiteralFor(std::string_view value);
+
 // Lower-cased names of the relations read with STREAM(x) / STREAM x.
 std::vector<std::string> StreamReadsIn(const PassInput& in);
 

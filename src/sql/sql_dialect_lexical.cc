@@ -60,39 +60,6 @@ bool DoubleQuotedIsString(const PassInput& in, size_t i) {
   return IsWord(t[open - 1], "in");
 }
 
-std::string StringLiteralFor(std::string_view value) {
-  bool needs_escape = false;
-  for (char c : value) {
-    if (c == '\\' || c == '\n' || c == '\r' || c == '\t' || c == '\0') needs_escape = true;
-  }
-  if (!needs_escape) return DuckDbStringLiteral(value);
-  std::string out = "E'";
-  for (char c : value) {
-    switch (c) {
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\'':
-        out += "\\'";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\0':
-        out += "\\0";
-        break;
-      default:
-        out.push_back(c);
-    }
-  }
-  return out + "'";
-}
 
 std::string NumberWithoutSuffix(const Token& t, std::string* type) {
   std::string s(t.text);
@@ -401,6 +368,40 @@ arrow::Status OperatorPass(const PassInput& in, std::vector<Edit>* out) {
     out->push_back({t[l].begin, t[r_end - 1].end, call});
   }
   return arrow::Status::OK();
+}
+
+std::string StringLiteralFor(std::string_view value) {
+  bool needs_escape = false;
+  for (char c : value) {
+    if (c == '\\' || static_cast<unsigned char>(c) < 0x20) needs_escape = true;
+  }
+  if (!needs_escape) return DuckDbStringLiteral(value);
+  std::string out = "E'";
+  for (char c : value) {
+    switch (c) {
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\'':
+        out += "\\'";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\0':
+        out += "\\0";
+        break;
+      default:
+        out.push_back(c);
+    }
+  }
+  return out + "'";
 }
 
 }  // namespace thund::sql
