@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/loaded.h"
+#include "engine/stream/generator_source.h"
 #include "sql/sql_analysis.h"
 #include "thund/validate.h"
 
@@ -38,7 +39,16 @@ int RunExplain(const ExplainOptions& o) {
               << "` lists its flows)\n";
     return kFailed;
   }
-  auto plans = sql::PlanPipeline(l.pipeline);
+  // Sources whose rows' schema is known before a run (generators).
+  auto source_schema = [](const Flow& f) -> std::shared_ptr<arrow::Schema> {
+    if (f.source) {
+      if (const auto* g = std::get_if<GeneratorSource>(&*f.source)) {
+        return engine::stream::GeneratorSchema(g->kind);
+      }
+    }
+    return nullptr;
+  };
+  auto plans = sql::PlanPipeline(l.pipeline, source_schema);
   if (!plans.ok()) {
     std::cerr << "error: " << plans.status().message() << "\n";
     return kFailed;

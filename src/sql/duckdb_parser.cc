@@ -38,7 +38,13 @@ constexpr const char* kSparkOnlyAggregates[] = {
 class ParserDb {
  public:
   static ParserDb& Get() {
-    static ParserDb instance;
+    static ParserDb instance(/*external_access=*/false);
+    return instance;
+  }
+  // The binder's database: like the parser's, but it may read files, so a
+  // query over read_parquet(...) / read_csv(...) binds to the files' schemas.
+  static ParserDb& Binder() {
+    static ParserDb instance(/*external_access=*/true);
     return instance;
   }
 
@@ -99,14 +105,14 @@ class ParserDb {
   }
 
  private:
-  ParserDb() {
+  explicit ParserDb(bool external_access) {
     duckdb_config config = nullptr;
     if (duckdb_create_config(&config) != DuckDBSuccess) {
       open_error_ = "cannot create a configuration";
       return;
     }
     duckdb_set_config(config, "threads", "1");
-    duckdb_set_config(config, "enable_external_access", "false");
+    duckdb_set_config(config, "enable_external_access", external_access ? "true" : "false");
     duckdb_set_config(config, "autoinstall_known_extensions", "false");
     duckdb_set_config(config, "autoload_known_extensions", "false");
     char* err = nullptr;
@@ -117,6 +123,13 @@ class ParserDb {
     } else if (duckdb_connect(db_, &con_) != DuckDBSuccess) {
       open_error_ = "cannot connect to the in-memory database";
       con_ = nullptr;
+    }
+    if (con_) {
+      // The engine's sessions run in UTC (DuckDbSessionOptions::time_zone);
+      // bound TIMESTAMPTZ types carry the same zone.
+      duckdb_result r;
+      (void)duckdb_query(con_, "SET TimeZone = 'UTC'", &r);
+      duckdb_destroy_result(&r);
     }
     duckdb_destroy_config(&config);
   }
@@ -352,6 +365,8 @@ arrow::Result<std::shared_ptr<arrow::Schema>> ResultSchema(duckdb_connection con
   if (duckdb_query(con, sql.c_str(), &result) != DuckDBSuccess) {
     std::string msg = duckdb_result_error(&result) ? duckdb_result_error(&result) : "bind failed";
     duckdb_destroy_result(&result);
+    // DuckDB appends the rendered query with a caret; the plan node says where.
+    if (size_t cut = msg.find("\n\nLINE "); cut != std::string::npos) msg.resize(cut);
     return arrow::Status::Invalid(msg);
   }
   std::unique_ptr<duckdb_result, void (*)(duckdb_result*)> guard(&result, duckdb_destroy_result);
@@ -409,7 +424,7 @@ arrow::Result<std::vector<arrow::Result<std::shared_ptr<arrow::Schema>>>> BindQu
     const std::vector<std::pair<std::vector<std::string>, std::shared_ptr<arrow::Schema>>>& tables,
     const std::vector<std::string>& queries) {
   using Out = std::vector<arrow::Result<std::shared_ptr<arrow::Schema>>>;
-  return ParserDb::Get().WithConnection([&](duckdb_connection con) -> arrow::Result<Out> {
+  return ParserDb::Binder().WithConnection([&](duckdb_connection con) -> arrow::Result<Out> {
     ARROW_RETURN_NOT_OK(RunStatement(con, "BEGIN TRANSACTION"));
     Out out;
     arrow::Status setup;

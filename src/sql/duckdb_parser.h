@@ -50,7 +50,8 @@ arrow::Result<std::vector<arrow::Result<std::string>>> RenderSqlJson(
 // The output schema of each query, bound by DuckDB over empty tables with the
 // given names and Arrow schemas (names may be qualified "db.t"). A query that
 // does not bind comes back as DuckDB's message. Runs in a private in-memory
-// database with no external access (file reads do not bind). Thread-safe.
+// database that may read files (read_parquet(...) binds to the file), with no
+// extension autoloading. Thread-safe.
 arrow::Result<std::vector<arrow::Result<std::shared_ptr<arrow::Schema>>>> BindQuerySchemas(
     const std::vector<std::pair<std::vector<std::string>, std::shared_ptr<arrow::Schema>>>& tables,
     const std::vector<std::string>& queries);

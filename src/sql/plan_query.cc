@@ -110,12 +110,18 @@ arrow::Result<plan::PlanPtr> PlanQuery(const std::string& sql, const InputSchema
   return cache.GetOrCompute(CacheKey(sql, inputs), [&] { return BuildPlan(sql, inputs); });
 }
 
-arrow::Result<std::map<std::string, plan::PlanPtr>> PlanPipeline(const Pipeline& p) {
+arrow::Result<std::map<std::string, plan::PlanPtr>> PlanPipeline(
+    const Pipeline& p, const SourceSchemaFn& source_schema) {
   ARROW_ASSIGN_OR_RAISE(std::vector<const Flow*> order, TopoOrder(p));
   std::map<std::string, plan::PlanPtr> plans;
   std::map<std::string, std::shared_ptr<arrow::Schema>> produced;  // dataset -> schema
   for (const Flow* f : order) {
-    if (f->sql.empty()) continue;
+    if (f->sql.empty()) {
+      if (f->source && source_schema && !produced.count(f->target)) {
+        if (auto schema = source_schema(*f)) produced[f->target] = std::move(schema);
+      }
+      continue;
+    }
     ARROW_ASSIGN_OR_RAISE(internal::SqlFacts facts, AnalyzeSql(f->sql));
     InputSchemas inputs;
     for (const auto& ref : facts.inputs) {

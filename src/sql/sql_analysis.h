@@ -3,6 +3,7 @@
 // sees DuckDB's parse tree.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -33,7 +34,11 @@ arrow::Result<plan::PlanPtr> PlanQuery(const std::string& sql, const InputSchema
 // execution order: a dataset's schema is its declared one, else the output
 // schema of the flow that writes it. Flows without SQL are absent. A flow
 // whose SQL does not plan is absent too (Validate reports it).
-arrow::Result<std::map<std::string, plan::PlanPtr>> PlanPipeline(const Pipeline& p);
+// `source_schema` (may be empty) gives the schema a source flow produces when
+// the engine knows it before running (a generator's), else null.
+using SourceSchemaFn = std::function<std::shared_ptr<arrow::Schema>(const Flow&)>;
+arrow::Result<std::map<std::string, plan::PlanPtr>> PlanPipeline(
+    const Pipeline& p, const SourceSchemaFn& source_schema = {});
 
 // The facts the IR rules read (inputs with positions, aggregation, window,
 // stream reads), from the unbound plan.
