@@ -45,7 +45,12 @@ class WindowProjectionTest : public BatchFixture {
              "window(ts, '10 minutes'), user_id") +
         flow("ends", "window.end AS we, sum(amount) AS total", "window(ts, '10 minutes')") +
         flow("bare", "user_id, count(*) AS n, sum(amount) AS total",
-             "window(ts, '10 minutes'), user_id"));
+             "window(ts, '10 minutes'), user_id") +
+        flow("hop_starts", "window.start AS ws, count(*) AS n",
+             "window(ts, '10 minutes', '5 minutes')") +
+        "CREATE STREAMING TABLE tvf_starts AS SELECT window_start, count(*) AS n FROM "
+        "TUMBLE(TABLE STREAM(raw), DESCRIPTOR(ts), INTERVAL '10' MINUTES) "
+        "WATERMARK ts DELAY OF INTERVAL 1 MINUTE GROUP BY window_start;\n");
   }
 
   // The windows the watermark (max event time - delay) has closed, per user.
@@ -80,6 +85,23 @@ class WindowProjectionTest : public BatchFixture {
           "SELECT ws + " + w + " AS we, sum(amount) AS total FROM closed GROUP BY ws");
     check("bare", "SELECT user_id, n, total FROM " + stored("bare"),
           "SELECT user_id, count(*) AS n, sum(amount) AS total FROM closed GROUP BY ws, user_id");
+    check("tvf_starts", "SELECT epoch_us(window_start) AS ws, n FROM " + stored("tvf_starts"),
+          "SELECT ws, count(*) AS n FROM closed GROUP BY ws");
+    // Hopping: 10-minute windows every 5 minutes; each event is in two.
+    {
+      SCOPED_TRACE("hop_starts");
+      const std::string all = "read_csv(" + QuoteString(Path("drop") + "/*.csv") + ")";
+      const std::string slide = std::to_string(kWindowUs / 2);
+      auto actual = Oracle("SELECT epoch_us(ws) AS ws, n FROM " + stored("hop_starts"));
+      auto expected = Oracle(
+          "WITH e AS (SELECT (epoch_us(ts) // " + slide + ") * " + slide + " - k * " + slide +
+          " AS ws FROM " + all + ", range(2) r(k)) SELECT ws, count(*) AS n FROM e WHERE ws + " +
+          w + " <= (SELECT max(epoch_us(ts)) - " + std::to_string(kDelayUs) + " FROM " + all +
+          ") GROUP BY ws");
+      ASSERT_TRUE(actual && expected);
+      EXPECT_TRUE(TablesEqualUnordered(*expected, *actual, /*check_types=*/false))
+          << "expected " << expected->ToString() << "\nactual " << actual->ToString();
+    }
   }
 };
 
