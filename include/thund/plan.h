@@ -93,7 +93,8 @@ enum class NodeKind {
   kDistinct,      // SELECT DISTINCT [ON (...)]: `exprs` are the ON keys (may be empty)
   kSort,          // ORDER BY `order`
   kLimit,         // LIMIT / OFFSET
-  kValues,        // VALUES (...), (...)
+  kValues,        // VALUES (...), (...); with no rows: the one row of no columns a
+                  // SELECT without FROM reads (its schema has no fields)
   kOpaque,        // not seen into: `sql`, `opaque_reason`
 };
 const char* Name(NodeKind k);

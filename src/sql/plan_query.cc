@@ -48,6 +48,12 @@ void Bind(const WalkResult& walk, const InputSchemas& inputs) {
   auto bound = internal::BindQuerySchemas(tables, queries);
   for (size_t i = 0; i < walk.nodes.size(); ++i) {
     plan::PlanNode& n = *walk.nodes[i];
+    if (n.kind == plan::NodeKind::kValues && n.rows.empty()) {
+      // SELECT without FROM reads one row of no columns, which SQL cannot
+      // write as a query of its own.
+      n.schema = arrow::schema(arrow::FieldVector{});
+      continue;
+    }
     if (!bound.ok()) {
       n.bind_error = bound.status().message();
       continue;

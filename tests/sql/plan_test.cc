@@ -223,6 +223,12 @@ TEST(PlanTest, EveryNodeSchemaIsWhatDuckDbDescribes) {
     auto duck_sql = SparkToDuckDb(q);
     ASSERT_TRUE(duck_sql.ok());
     for (const plan::PlanNode* n : plan::Nodes(**plan)) {
+      if (n->kind == plan::NodeKind::kValues && n->rows.empty()) {
+        // The one row of no columns a SELECT without FROM reads.
+        ASSERT_NE(n->schema, nullptr);
+        EXPECT_EQ(n->schema->num_fields(), 0);
+        continue;
+      }
       const std::string& node_sql = n == plan->get() ? *duck_sql : n->sql;
       std::string error;
       auto rows = duck.Rows("DESCRIBE " + node_sql, &error);
