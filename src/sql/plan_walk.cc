@@ -757,6 +757,12 @@ class Walker {
       }
     }
     std::vector<Expr> rest;
+    struct Bounds {
+      const Json* column = nullptr;
+      const Json* lower = nullptr;
+      const Json* upper = nullptr;
+    };
+    std::map<std::string, Bounds> bounds;  // by the bounded column's name parts
     for (const Json* c : conjuncts) {
       const std::string t = Str(*c, "type");
       const Json* l = Field(*c, "left");
@@ -776,7 +782,36 @@ class Walker {
         b.left_time = FirstColumn(lower);
         n->join.time_bound = std::move(b);
       }
+      // One side of a bound pair: X >= lo / X > lo / X <= hi / X < hi (or flipped).
+      const bool ge = t == "COMPARE_GREATERTHANOREQUALTO" || t == "COMPARE_GREATERTHAN";
+      const bool le = t == "COMPARE_LESSTHANOREQUALTO" || t == "COMPARE_LESSTHAN";
+      if ((ge || le) && l && r) {
+        const bool left_is_column = Str(*l, "class") == "COLUMN_REF";
+        const Json* column = left_is_column ? l : r;
+        const Json* other = left_is_column ? r : l;
+        const bool lower = left_is_column ? ge : le;
+        if (Str(*column, "class") == "COLUMN_REF" && Str(*other, "class") != "CONSTANT") {
+          const std::string key = column->contains("column_names")
+                                      ? (*column)["column_names"].dump()
+                                      : std::string();
+          bounds[key].column = column;
+          (lower ? bounds[key].lower : bounds[key].upper) = other;
+        }
+      }
       rest.push_back(Expression(*c));
+    }
+    // a.ts >= b.ts - INTERVAL x AND a.ts <= b.ts + INTERVAL y: a time bound
+    // like BETWEEN, when the two bounds read a column of their own.
+    for (const auto& [key, b] : bounds) {
+      if (n->join.time_bound || !b.lower || !b.upper) continue;
+      plan::JoinInfo::TimeBound tb;
+      tb.right_time = Expression(*b.column);
+      const Expr lower = Expression(*b.lower);
+      tb.left_time = FirstColumn(lower);
+      if (tb.left_time.kind != ExprKind::kColumn) continue;
+      tb.lower_sql = lower.sql;
+      tb.upper_sql = Expression(*b.upper).sql;
+      n->join.time_bound = std::move(tb);
     }
     if (rest.size() == 1) {
       n->join.residual = std::move(rest[0]);
@@ -1044,6 +1079,13 @@ arrow::Result<WalkResult> WalkStatement(const nlohmann::ordered_json& statement,
       e.sql = idx < w.pending_exprs_.size() ? w.pending_exprs_[idx]->sql : std::string();
     }
     for (auto& a : e.args) self(self, a);
+    if (e.sql.empty() && e.kind == plan::ExprKind::kOperator && e.name == "and") {
+      // A conjunction the walk put together (a join's residual conjuncts).
+      for (size_t i = 0; i < e.args.size(); ++i) {
+        e.sql += (i ? " AND " : "(") + e.args[i].sql;
+      }
+      e.sql += ")";
+    }
     if (e.filter) {
       auto f = std::make_shared<plan::Expr>(*e.filter);
       self(self, *f);

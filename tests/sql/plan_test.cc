@@ -56,6 +56,8 @@ const std::vector<std::string>& Corpus() {
       "SELECT t.id, u.name FROM t JOIN u ON u.id = t.id AND u.ts BETWEEN t.ts - INTERVAL 1 HOUR "
       "AND t.ts + INTERVAL 1 HOUR",
       "SELECT a.id FROM t a, u b WHERE a.id = b.id",
+      "SELECT t.id, u.name FROM t JOIN u ON t.id = u.id AND u.ts >= t.ts - INTERVAL 10 MINUTES "
+      "AND u.ts <= t.ts + INTERVAL 5 MINUTES",
       "SELECT id FROM t UNION SELECT id FROM u",
       "SELECT id FROM t UNION ALL SELECT id FROM u",
       "SELECT id FROM t EXCEPT SELECT id FROM u",
@@ -332,6 +334,50 @@ TEST(PlanTest, ScansCarryWhereTheyAreWrittenAndWhetherTheyStream) {
       EXPECT_EQ(n->pos.line, 3);
       EXPECT_EQ(n->pos.column, 10);
     }
+  }
+}
+
+}  // namespace
+}  // namespace thund
+
+namespace thund {
+namespace {
+
+TEST(PlanJoinTest, JoinsCarryTheirKeysResidualAndTimeBounds) {
+  for (const std::string& on :
+       {std::string("u.ts BETWEEN t.ts - INTERVAL 1 HOUR AND t.ts + INTERVAL 1 HOUR"),
+        std::string("u.ts >= t.ts - INTERVAL 1 HOUR AND u.ts <= t.ts + INTERVAL 1 HOUR"),
+        std::string("t.ts + INTERVAL 1 HOUR >= u.ts AND t.ts - INTERVAL 1 HOUR <= u.ts")}) {
+    SCOPED_TRACE(on);
+    auto p = sql::PlanQuery("SELECT t.id FROM t JOIN u ON t.id = u.id AND " + on);
+    ASSERT_TRUE(p.ok()) << p.status().ToString();
+    const plan::PlanNode* join = nullptr;
+    for (const plan::PlanNode* n : plan::Nodes(**p)) {
+      if (n->kind == plan::NodeKind::kJoin) join = n;
+    }
+    ASSERT_NE(join, nullptr);
+    EXPECT_EQ(join->join.kind, plan::JoinKind::kInner);
+    ASSERT_EQ(join->join.equi_keys.size(), 1u);
+    EXPECT_EQ(join->join.equi_keys[0].first.sql, "t.id");
+    EXPECT_EQ(join->join.equi_keys[0].second.sql, "u.id");
+    ASSERT_TRUE(join->join.time_bound.has_value());
+    EXPECT_EQ(join->join.time_bound->right_time.sql, "u.ts");
+    EXPECT_EQ(join->join.time_bound->left_time.sql, "t.ts");
+    EXPECT_NE(join->join.time_bound->lower_sql.find("t.ts -"), std::string::npos)
+        << join->join.time_bound->lower_sql;
+    EXPECT_NE(join->join.time_bound->upper_sql.find("t.ts +"), std::string::npos)
+        << join->join.time_bound->upper_sql;
+    ASSERT_TRUE(join->join.residual.has_value());
+    EXPECT_FALSE(join->join.residual->sql.empty());
+  }
+  // An equality of two columns with nothing else: keys only.
+  auto eq = sql::PlanQuery("SELECT * FROM t LEFT JOIN u ON t.id = u.id");
+  ASSERT_TRUE(eq.ok());
+  for (const plan::PlanNode* n : plan::Nodes(**eq)) {
+    if (n->kind != plan::NodeKind::kJoin) continue;
+    EXPECT_EQ(n->join.kind, plan::JoinKind::kLeft);
+    EXPECT_FALSE(n->join.residual.has_value());
+    EXPECT_FALSE(n->join.time_bound.has_value());
   }
 }
 
