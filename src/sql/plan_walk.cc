@@ -11,145 +11,16 @@
 #include <map>
 
 #include "sql/duckdb_parser.h"
+#include "sql/plan_json.h"
 
 namespace thund::sql {
 namespace {
 
-using Json = nlohmann::ordered_json;
+using namespace plan_json;  // NOLINT: the parse-tree helpers of this module
 using plan::Expr;
 using plan::ExprKind;
 using plan::NodeKind;
 using plan::PlanNode;
-
-std::string Str(const Json& j, const char* key) {
-  if (!j.is_object()) return "";
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-const Json* Field(const Json& j, const char* key) {
-  if (!j.is_object()) return nullptr;
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return nullptr;
-  return &*it;
-}
-
-bool NonEmptyArray(const Json& j, const char* key) {
-  const Json* f = Field(j, key);
-  return f && f->is_array() && !f->empty();
-}
-
-std::string LowerStr(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
-const std::map<std::string, std::string>& OperatorNames() {
-  static const std::map<std::string, std::string> kNames = {
-      {"COMPARE_EQUAL", "="},
-      {"COMPARE_NOTEQUAL", "<>"},
-      {"COMPARE_LESSTHAN", "<"},
-      {"COMPARE_GREATERTHAN", ">"},
-      {"COMPARE_LESSTHANOREQUALTO", "<="},
-      {"COMPARE_GREATERTHANOREQUALTO", ">="},
-      {"COMPARE_DISTINCT_FROM", "is distinct from"},
-      {"COMPARE_NOT_DISTINCT_FROM", "is not distinct from"},
-      {"COMPARE_IN", "in"},
-      {"COMPARE_NOT_IN", "not in"},
-      {"COMPARE_BETWEEN", "between"},
-      {"COMPARE_NOT_BETWEEN", "not between"},
-      {"CONJUNCTION_AND", "and"},
-      {"CONJUNCTION_OR", "or"},
-      {"OPERATOR_NOT", "not"},
-      {"OPERATOR_IS_NULL", "is null"},
-      {"OPERATOR_IS_NOT_NULL", "is not null"},
-      {"OPERATOR_COALESCE", "coalesce"},
-      {"ARRAY_EXTRACT", "array_extract"},
-      {"ARRAY_SLICE", "array_slice"},
-      {"STRUCT_EXTRACT", "struct_extract"},
-      {"ARRAY_CONSTRUCTOR", "array"},
-  };
-  return kNames;
-}
-
-// A statement document holding one query node, in json_serialize_sql's shape.
-std::string StatementDocument(const Json& query_node) {
-  Json doc;
-  doc["error"] = false;
-  Json stmt;
-  stmt["node"] = query_node;
-  stmt["named_param_map"] = Json::array();
-  doc["statements"] = Json::array({stmt});
-  return doc.dump();
-}
-
-Json EmptyFrom() {
-  Json j;
-  j["type"] = "EMPTY";
-  j["alias"] = "";
-  j["sample"] = nullptr;
-  j["query_location"] = static_cast<uint64_t>(-1);
-  return j;
-}
-
-Json StarExpr() {
-  Json j;
-  j["class"] = "STAR";
-  j["type"] = "STAR";
-  j["alias"] = "";
-  j["query_location"] = static_cast<uint64_t>(-1);
-  j["relation_name"] = "";
-  j["exclude_list"] = Json::array();
-  j["replace_list"] = Json::array();
-  j["rename_list"] = Json::array();
-  j["columns"] = false;
-  j["expr"] = nullptr;
-  j["unpacked"] = false;
-  return j;
-}
-
-Json BareSelect(const Json& from) {
-  Json j;
-  j["type"] = "SELECT_NODE";
-  j["modifiers"] = Json::array();
-  j["cte_map"] = Json{{"map", Json::array()}};
-  j["select_list"] = Json::array({StarExpr()});
-  j["from_table"] = from;
-  j["where_clause"] = nullptr;
-  j["group_expressions"] = Json::array();
-  j["group_sets"] = Json::array();
-  j["aggregate_handling"] = "STANDARD_HANDLING";
-  j["having"] = nullptr;
-  j["sample"] = nullptr;
-  j["qualify"] = nullptr;
-  return j;
-}
-
-// A window column among the group keys (the dialect's forms: a "window" /
-// "session_window" column, a {'start', 'end'} struct for a tumbling
-// window(), window_start / window_end from the table functions).
-Json Unaliased(const Json& e) {
-  Json c = e;
-  if (c.is_object() && c.contains("alias")) c["alias"] = "";
-  return c;
-}
-
-bool IsWindowKey(const Json& k) {
-  const std::string cls = Str(k, "class");
-  if (cls == "COLUMN_REF") {
-    const Json& names = k["column_names"];
-    if (!names.is_array() || names.empty() || !names.back().is_string()) return false;
-    const std::string n = LowerStr(names.back().get<std::string>());
-    return n == "window" || n == "session_window";
-  }
-  if (cls == "FUNCTION" && Str(k, "function_name") == "struct_pack") {
-    const Json* children = Field(k, "children");
-    if (!children || children->size() != 2) return false;
-    return Str((*children)[0], "alias") == "start" && Str((*children)[1], "alias") == "end";
-  }
-  return false;
-}
-
 
 class Walker {
  public:
@@ -451,24 +322,6 @@ class Walker {
     Json full = node;
     full["cte_map"] = Json{{"map", Json::array()}};
     return Modifiers(full, cur, block);
-  }
-
-  Json CountStar() {
-    Json j;
-    j["class"] = "FUNCTION";
-    j["type"] = "FUNCTION";
-    j["alias"] = "";
-    j["query_location"] = static_cast<uint64_t>(-1);
-    j["function_name"] = "count_star";
-    j["schema"] = "";
-    j["children"] = Json::array();
-    j["filter"] = nullptr;
-    j["order_bys"] = Json{{"type", "ORDER_MODIFIER"}, {"orders", Json::array()}};
-    j["distinct"] = false;
-    j["is_operator"] = false;
-    j["export_state"] = false;
-    j["catalog"] = "";
-    return j;
   }
 
   // DISTINCT, ORDER BY, LIMIT in the order written; each a node whose SQL is
@@ -981,21 +834,6 @@ class Walker {
   std::vector<std::pair<std::shared_ptr<PlanNode>, std::shared_ptr<PlanNode>>> copies_;
 };
 
-// Replaces every column reference named `placeholder` in `j` by `with`.
-void ReplaceColumn(Json* j, const std::string& placeholder, const Json& with) {
-  if (j->is_array()) {
-    for (auto& v : *j) ReplaceColumn(&v, placeholder, with);
-    return;
-  }
-  if (!j->is_object()) return;
-  if (Str(*j, "class") == "COLUMN_REF" && j->contains("column_names") &&
-      (*j)["column_names"].size() == 1 && (*j)["column_names"][0] == placeholder) {
-    *j = with;
-    return;
-  }
-  for (auto& [k, v] : j->items()) ReplaceColumn(&v, placeholder, with);
-}
-
 }  // namespace
 
 void WalkResult::FinishCopies() {
@@ -1007,54 +845,6 @@ void WalkResult::FinishCopies() {
     copy->cte = cte;
     if (pos.known()) copy->pos = pos;
   }
-}
-
-arrow::Result<std::string> AddWindowEndColumn(std::string_view duck_sql, const std::string& name) {
-  ARROW_ASSIGN_OR_RAISE(Json statements, internal::ParseSqlToJson(duck_sql));
-  if (statements.size() != 1 || !Field(statements[0], "node")) {
-    return arrow::Status::Invalid("expected one query");
-  }
-  Json stmt = statements[0];
-  Json& node = stmt["node"];
-  if (Str(node, "type") != "SELECT_NODE") {
-    return arrow::Status::NotImplemented("the windowed aggregation is not the outermost SELECT");
-  }
-  std::string quoted = "\"";
-  for (char c : name) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  quoted += "\"";
-  const Json* key = nullptr;
-  bool tvf = false;
-  if (const Json* g = Field(node, "group_expressions"); g && g->is_array()) {
-    for (const auto& k : *g) {
-      if (IsWindowKey(k)) key = &k;
-      if (Str(k, "class") == "COLUMN_REF" && k["column_names"].is_array() &&
-          !k["column_names"].empty() && k["column_names"].back().is_string() &&
-          LowerStr(k["column_names"].back().get<std::string>()) == "window_start") {
-        tvf = true;
-      }
-    }
-  }
-  std::string tmpl;
-  if (key) {
-    tmpl = "SELECT max(struct_extract(__thund_window_key, 'end')) AS " + quoted;
-  } else if (tvf) {
-    tmpl = "SELECT max(window_end) AS " + quoted;
-  } else {
-    return arrow::Status::NotImplemented(
-        "the outermost SELECT does not group by a time window");
-  }
-  ARROW_ASSIGN_OR_RAISE(Json parsed, internal::ParseSqlToJson(tmpl));
-  Json item = parsed[0]["node"]["select_list"][0];
-  if (key) ReplaceColumn(&item, "__thund_window_key", Unaliased(*key));
-  node["select_list"].push_back(item);
-  Json doc;
-  doc["error"] = false;
-  doc["statements"] = Json::array({stmt});
-  ARROW_ASSIGN_OR_RAISE(auto rendered, internal::RenderSqlJson({doc.dump()}));
-  if (rendered.empty() || !rendered[0].ok()) {
-    return arrow::Status::UnknownError("the query with its window end does not render");
-  }
-  return *rendered[0];
 }
 
 arrow::Result<WalkResult> WalkStatement(const nlohmann::ordered_json& statement,

@@ -1,0 +1,58 @@
+// Rewrites of a query's parse tree, rendered back to DuckDB SQL.
+#include "sql/duckdb_parser.h"
+#include "sql/plan_json.h"
+#include "sql/plan_walk.h"
+
+namespace thund::sql {
+
+using namespace plan_json;  // NOLINT: the parse-tree helpers of this module
+
+arrow::Result<std::string> AddWindowEndColumn(std::string_view duck_sql, const std::string& name) {
+  ARROW_ASSIGN_OR_RAISE(Json statements, internal::ParseSqlToJson(duck_sql));
+  if (statements.size() != 1 || !Field(statements[0], "node")) {
+    return arrow::Status::Invalid("expected one query");
+  }
+  Json stmt = statements[0];
+  Json& node = stmt["node"];
+  if (Str(node, "type") != "SELECT_NODE") {
+    return arrow::Status::NotImplemented("the windowed aggregation is not the outermost SELECT");
+  }
+  std::string quoted = "\"";
+  for (char c : name) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  quoted += "\"";
+  const Json* key = nullptr;
+  bool tvf = false;
+  if (const Json* g = Field(node, "group_expressions"); g && g->is_array()) {
+    for (const auto& k : *g) {
+      if (IsWindowKey(k)) key = &k;
+      if (Str(k, "class") == "COLUMN_REF" && k["column_names"].is_array() &&
+          !k["column_names"].empty() && k["column_names"].back().is_string() &&
+          LowerStr(k["column_names"].back().get<std::string>()) == "window_start") {
+        tvf = true;
+      }
+    }
+  }
+  std::string tmpl;
+  if (key) {
+    tmpl = "SELECT max(struct_extract(__thund_window_key, 'end')) AS " + quoted;
+  } else if (tvf) {
+    tmpl = "SELECT max(window_end) AS " + quoted;
+  } else {
+    return arrow::Status::NotImplemented(
+        "the outermost SELECT does not group by a time window");
+  }
+  ARROW_ASSIGN_OR_RAISE(Json parsed, internal::ParseSqlToJson(tmpl));
+  Json item = parsed[0]["node"]["select_list"][0];
+  if (key) ReplaceColumn(&item, "__thund_window_key", Unaliased(*key));
+  node["select_list"].push_back(item);
+  Json doc;
+  doc["error"] = false;
+  doc["statements"] = Json::array({stmt});
+  ARROW_ASSIGN_OR_RAISE(auto rendered, internal::RenderSqlJson({doc.dump()}));
+  if (rendered.empty() || !rendered[0].ok()) {
+    return arrow::Status::UnknownError("the query with its window end does not render");
+  }
+  return *rendered[0];
+}
+
+}  // namespace thund::sql
