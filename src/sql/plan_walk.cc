@@ -11,6 +11,7 @@
 #include <map>
 
 #include "sql/duckdb_parser.h"
+#include "sql/plan_expr.h"
 #include "sql/plan_json.h"
 
 namespace thund::sql {
@@ -26,7 +27,12 @@ class Walker {
  public:
   Walker(std::string_view user_sql, std::string_view duck_sql,
          std::vector<plan::WindowInfo> windows)
-      : user_sql_(user_sql), duck_sql_(duck_sql), windows_(std::move(windows)) {}
+      : user_sql_(user_sql),
+        duck_sql_(duck_sql),
+        windows_(std::move(windows)),
+        exprs_(duck_sql, &renders_, [this](const Json& node) { return Query(node); }) {}
+
+  const ExprConverter& exprs() const { return exprs_; }
 
   arrow::Result<WalkResult> Run(const Json& statement) {
     const Json* node = Field(statement, "node");
@@ -41,19 +47,10 @@ class Walker {
 
  private:
   // ------------------------------------------------------------ positions
-  plan::TextPos PosOf(const Json& j) {
-    const Json* loc = Field(j, "query_location");
-    if (!loc || !loc->is_number_unsigned()) return {};
-    const uint64_t off = loc->get<uint64_t>();
-    if (off >= duck_sql_.size()) return {};
-    internal::TextPosition p = internal::PositionOf(duck_sql_, off);
-    return {p.line, p.column};
-  }
-
   // A relation's position in the user's text: the translation keeps lines,
   // but may move columns; the name is looked for on the same line.
   plan::TextPos NamePos(const Json& j, const std::string& name) {
-    plan::TextPos p = PosOf(j);
+    plan::TextPos p = exprs_.PosOf(j);
     if (!p.known() || user_sql_ == duck_sql_ || name.empty()) return p;
     size_t line_start = 0;
     for (int l = 1; l < p.line; ++l) {
@@ -243,7 +240,7 @@ class Walker {
     if (const Json* where = Field(node, "where_clause")) {
       base["where_clause"] = *where;
       auto f = NewNode(NodeKind::kFilter, base);
-      f->predicate = Expression(*where);
+      f->predicate = exprs_.Convert(*where);
       f->filter_clause = "where";
       f->inputs.push_back(cur);
       cur = f;
@@ -288,8 +285,8 @@ class Walker {
         agg["group_sets"] = Json::array({set});
       }
       auto a = NewNode(NodeKind::kAggregate, agg);
-      for (const auto& k : keys) a->group_keys.push_back(Expression(k));
-      for (const Json* c : aggregate_calls) a->aggregates.push_back(Expression(*c));
+      for (const auto& k : keys) a->group_keys.push_back(exprs_.Convert(k));
+      for (const Json* c : aggregate_calls) a->aggregates.push_back(exprs_.Convert(*c));
       a->group_by_all = group_all;
       a->grouping_sets = node.contains("group_sets") && node["group_sets"].size() > 1;
       a->inputs.push_back(cur);
@@ -302,19 +299,19 @@ class Walker {
     block["cte_map"] = Json{{"map", Json::array()}};
     if (const Json* having = Field(node, "having")) {
       auto f = NewNode(NodeKind::kFilter, block);
-      f->predicate = Expression(*having);
+      f->predicate = exprs_.Convert(*having);
       f->filter_clause = "having";
       f->inputs.push_back(cur);
       cur = f;
     }
     auto p = NewNode(NodeKind::kProject, block);
-    for (const auto& item : select_list) p->exprs.push_back(Expression(item));
+    for (const auto& item : select_list) p->exprs.push_back(exprs_.Convert(item));
     p->inputs.push_back(cur);
     cur = p;
     if (const Json* qualify = Field(node, "qualify")) {
       block["qualify"] = *qualify;
       auto f = NewNode(NodeKind::kFilter, block);
-      f->predicate = Expression(*qualify);
+      f->predicate = exprs_.Convert(*qualify);
       f->filter_clause = "qualify";
       f->inputs.push_back(cur);
       cur = f;
@@ -338,14 +335,14 @@ class Walker {
       if (type == "DISTINCT_MODIFIER") {
         n = NewNode(NodeKind::kDistinct, render);
         if (const Json* on = Field(m, "distinct_on_targets"); on && on->is_array()) {
-          for (const auto& e : *on) n->exprs.push_back(Expression(e));
+          for (const auto& e : *on) n->exprs.push_back(exprs_.Convert(e));
         }
       } else if (type == "ORDER_MODIFIER") {
         n = NewNode(NodeKind::kSort, render);
         if (const Json* orders = Field(m, "orders"); orders && orders->is_array()) {
           for (const auto& o : *orders) {
             plan::SortKey k;
-            if (const Json* e = Field(o, "expression")) k.expr = Expression(*e);
+            if (const Json* e = Field(o, "expression")) k.expr = exprs_.Convert(*e);
             k.descending = Str(o, "type") == "DESCENDING";
             const std::string nulls = Str(o, "null_order");
             k.nulls = nulls == "NULLS_FIRST" ? "first" : nulls == "NULLS_LAST" ? "last" : "";
@@ -354,8 +351,8 @@ class Walker {
         }
       } else if (type == "LIMIT_MODIFIER" || type == "LIMIT_PERCENT_MODIFIER") {
         n = NewNode(NodeKind::kLimit, render);
-        if (const Json* l = Field(m, "limit")) n->limit = Expression(*l).sql;
-        if (const Json* o = Field(m, "offset")) n->offset = Expression(*o).sql;
+        if (const Json* l = Field(m, "limit")) n->limit = exprs_.Convert(*l).sql;
+        if (const Json* o = Field(m, "offset")) n->offset = exprs_.Convert(*o).sql;
       } else {
         n = NewNode(NodeKind::kOpaque, render);
         n->opaque_reason = "the query modifier " + type;
@@ -386,11 +383,6 @@ class Walker {
     return key;
   }
 
-  bool IsAggregateCall(const Json& j) const {
-    if (Str(j, "class") != "FUNCTION") return false;
-    return internal::AggregateFunctionNames().count(LowerStr(Str(j, "function_name"))) > 0;
-  }
-
   // Aggregate calls of one block: not inside subqueries, not nested in
   // another aggregate's arguments.
   void FindAggregates(const Json& j, std::vector<const Json*>* out) const {
@@ -401,7 +393,7 @@ class Walker {
     if (!j.is_object()) return;
     const std::string cls = Str(j, "class");
     if (cls == "SUBQUERY") return;
-    if (IsAggregateCall(j)) {
+    if (ExprConverter::IsAggregateCall(j)) {
       out->push_back(&j);
       return;
     }
@@ -521,7 +513,7 @@ class Walker {
             if (Str(c, "class") == "SUBQUERY") {
               CollectScans(c, n.get());
             }
-            n->scan.args.push_back(Expression(c));
+            n->scan.args.push_back(exprs_.Convert(c));
           }
           if (!children->empty()) FilesOf((*children)[0], &n->scan.files);
         }
@@ -556,7 +548,7 @@ class Walker {
       if (const Json* values = Field(ref, "values"); values && values->is_array()) {
         for (const auto& row : *values) {
           std::vector<Expr> r;
-          for (const auto& e : row) r.push_back(Expression(e));
+          for (const auto& e : row) r.push_back(exprs_.Convert(e));
           n->rows.push_back(std::move(r));
         }
       }
@@ -622,17 +614,17 @@ class Walker {
       const Json* r = Field(*c, "right");
       if (t == "COMPARE_EQUAL" && l && r && Str(*l, "class") == "COLUMN_REF" &&
           Str(*r, "class") == "COLUMN_REF") {
-        n->join.equi_keys.emplace_back(Expression(*l), Expression(*r));
+        n->join.equi_keys.emplace_back(exprs_.Convert(*l), exprs_.Convert(*r));
         continue;
       }
       if (t == "COMPARE_BETWEEN" && Field(*c, "input") && Field(*c, "lower") &&
           Field(*c, "upper") && Str((*c)["input"], "class") == "COLUMN_REF") {
         plan::JoinInfo::TimeBound b;
-        b.right_time = Expression((*c)["input"]);
-        b.lower_sql = Expression((*c)["lower"]).sql;
-        b.upper_sql = Expression((*c)["upper"]).sql;
-        const Expr lower = Expression((*c)["lower"]);
-        b.left_time = FirstColumn(lower);
+        b.right_time = exprs_.Convert((*c)["input"]);
+        b.lower_sql = exprs_.Convert((*c)["lower"]).sql;
+        b.upper_sql = exprs_.Convert((*c)["upper"]).sql;
+        const Expr lower = exprs_.Convert((*c)["lower"]);
+        b.left_time = ExprConverter::FirstColumn(lower);
         n->join.time_bound = std::move(b);
       }
       // One side of a bound pair: X >= lo / X > lo / X <= hi / X < hi (or flipped).
@@ -651,19 +643,19 @@ class Walker {
           (lower ? bounds[key].lower : bounds[key].upper) = other;
         }
       }
-      rest.push_back(Expression(*c));
+      rest.push_back(exprs_.Convert(*c));
     }
     // a.ts >= b.ts - INTERVAL x AND a.ts <= b.ts + INTERVAL y: a time bound
     // like BETWEEN, when the two bounds read a column of their own.
     for (const auto& [key, b] : bounds) {
       if (n->join.time_bound || !b.lower || !b.upper) continue;
       plan::JoinInfo::TimeBound tb;
-      tb.right_time = Expression(*b.column);
-      const Expr lower = Expression(*b.lower);
-      tb.left_time = FirstColumn(lower);
+      tb.right_time = exprs_.Convert(*b.column);
+      const Expr lower = exprs_.Convert(*b.lower);
+      tb.left_time = ExprConverter::FirstColumn(lower);
       if (tb.left_time.kind != ExprKind::kColumn) continue;
       tb.lower_sql = lower.sql;
-      tb.upper_sql = Expression(*b.upper).sql;
+      tb.upper_sql = exprs_.Convert(*b.upper).sql;
       n->join.time_bound = std::move(tb);
     }
     if (rest.size() == 1) {
@@ -677,150 +669,7 @@ class Walker {
     }
   }
 
-  static Expr FirstColumn(const Expr& e) {
-    if (e.kind == ExprKind::kColumn) return e;
-    for (const auto& a : e.args) {
-      Expr c = FirstColumn(a);
-      if (c.kind == ExprKind::kColumn) return c;
-    }
-    return Expr{};
-  }
 
-  static void FilesOf(const Json& arg, std::vector<std::string>* out) {
-    auto constant = [](const Json& j) -> const std::string* {
-      if (Str(j, "class") != "CONSTANT" || !j.contains("value")) return nullptr;
-      const Json& v = j["value"];
-      if (!v.is_object() || (v.contains("is_null") && v["is_null"].is_boolean() &&
-                             v["is_null"].get<bool>())) {
-        return nullptr;
-      }
-      auto inner = v.find("value");
-      if (inner == v.end() || !inner->is_string()) return nullptr;
-      return &inner->get_ref<const std::string&>();
-    };
-    if (const std::string* s = constant(arg)) {
-      out->push_back(*s);
-    } else if (Str(arg, "function_name") == "list_value" && arg.contains("children")) {
-      for (const auto& item : arg["children"]) {
-        if (const std::string* s = constant(item)) out->push_back(*s);
-      }
-    }
-  }
-
-  // ----------------------------------------------------------- expressions
-  Expr Expression(const Json& j) {
-    Expr e;
-    e.alias = Str(j, "alias");
-    e.pos = PosOf(j);
-    const std::string cls = Str(j, "class");
-    const std::string type = Str(j, "type");
-    auto children = [&](const char* key) {
-      if (const Json* c = Field(j, key); c && c->is_array()) {
-        for (const auto& x : *c) e.args.push_back(Expression(x));
-      }
-    };
-    if (cls == "COLUMN_REF") {
-      e.kind = ExprKind::kColumn;
-      const Json& names = j["column_names"];
-      for (size_t i = 0; names.is_array() && i < names.size(); ++i) {
-        if (!names[i].is_string()) continue;
-        if (i + 1 == names.size()) {
-          e.name = names[i].get<std::string>();
-        } else {
-          e.qualifier.push_back(names[i].get<std::string>());
-        }
-      }
-    } else if (cls == "CONSTANT") {
-      e.kind = ExprKind::kLiteral;
-    } else if (cls == "STAR") {
-      e.kind = ExprKind::kStar;
-      if (!Str(j, "relation_name").empty()) e.qualifier.push_back(Str(j, "relation_name"));
-      const bool columns = j.contains("columns") && j["columns"].is_boolean() &&
-                           j["columns"].get<bool>();
-      if (columns || Field(j, "expr")) {
-        e.kind = ExprKind::kOther;  // COLUMNS(...): a set of expressions, not a star
-        e.name = "columns";
-      }
-      if (const Json* ex = Field(j, "exclude_list"); ex && ex->is_array()) {
-        for (const auto& x : *ex) {
-          if (x.is_string()) {
-            e.star_exclude.push_back(x.get<std::string>());
-          } else if (x.is_object() && x.contains("column_names") && x["column_names"].is_array() &&
-                     !x["column_names"].empty() && x["column_names"].back().is_string()) {
-            e.star_exclude.push_back(x["column_names"].back().get<std::string>());
-          }
-        }
-      }
-      if (const Json* rep = Field(j, "replace_list"); rep && rep->is_array()) {
-        for (const auto& x : *rep) {
-          if (x.is_object() && x.contains("key") && x["key"].is_string()) {
-            e.star_replace.push_back(x["key"].get<std::string>());
-          }
-        }
-      }
-    } else if (cls == "FUNCTION") {
-      e.name = LowerStr(Str(j, "function_name"));
-      e.kind = IsAggregateCall(j) ? ExprKind::kAggregate : ExprKind::kFunction;
-      children("children");
-      e.distinct = j.contains("distinct") && j["distinct"].is_boolean() && j["distinct"].get<bool>();
-      if (const Json* f = Field(j, "filter")) e.filter = std::make_shared<Expr>(Expression(*f));
-    } else if (cls == "WINDOW") {
-      e.kind = ExprKind::kWindowFunction;
-      e.name = LowerStr(Str(j, "function_name"));
-      children("children");
-      children("partitions");
-      if (const Json* orders = Field(j, "orders"); orders && orders->is_array()) {
-        for (const auto& o : *orders) {
-          if (const Json* x = Field(o, "expression")) e.args.push_back(Expression(*x));
-        }
-      }
-    } else if (cls == "CAST") {
-      e.kind = ExprKind::kCast;
-      if (const Json* c = Field(j, "child")) e.args.push_back(Expression(*c));
-      if (const Json* t = Field(j, "cast_type"); t && t->is_object()) e.name = Str(*t, "id");
-    } else if (cls == "CASE") {
-      e.kind = ExprKind::kCase;
-      if (const Json* checks = Field(j, "case_checks"); checks && checks->is_array()) {
-        for (const auto& c : *checks) {
-          if (const Json* w = Field(c, "when_expr")) e.args.push_back(Expression(*w));
-          if (const Json* t = Field(c, "then_expr")) e.args.push_back(Expression(*t));
-        }
-      }
-      if (const Json* el = Field(j, "else_expr")) e.args.push_back(Expression(*el));
-    } else if (cls == "SUBQUERY") {
-      e.kind = ExprKind::kSubquery;
-      if (const Json* c = Field(j, "child")) e.args.push_back(Expression(*c));
-      const Json* sub = Field(j, "subquery");
-      const Json* node = sub ? Field(*sub, "node") : nullptr;
-      if (node) e.subquery = Query(*node);
-    } else if (cls == "COMPARISON" || cls == "CONJUNCTION" || cls == "OPERATOR" ||
-               cls == "BETWEEN") {
-      e.kind = ExprKind::kOperator;
-      auto it = OperatorNames().find(type);
-      e.name = it != OperatorNames().end() ? it->second : LowerStr(type);
-      for (const char* key : {"left", "right", "input", "lower", "upper"}) {
-        if (const Json* c = Field(j, key)) e.args.push_back(Expression(*c));
-      }
-      children("children");
-    } else {
-      e.kind = ExprKind::kOther;
-      e.name = LowerStr(cls);
-    }
-    // The expression's text, without its alias.
-    Json item = Unaliased(j);
-    Json q = BareSelect(EmptyFrom());
-    q["select_list"] = Json::array({item});
-    pending_exprs_.push_back(std::make_unique<Expr>(e));
-    renders_.push_back({StatementDocument(q), &pending_exprs_.back()->sql, true});
-    e.sql = kPendingMark + std::to_string(pending_exprs_.size() - 1);
-    return e;
-  }
-
- public:
-  // Expressions are values copied into nodes before their text is rendered,
-  // so each carries a mark "\x01<index>" until FillExpressionText replaces it.
-  static constexpr const char* kPendingMark = "\x01";
-  std::vector<std::unique_ptr<Expr>> pending_exprs_;
 
  private:
   std::string_view user_sql_;
@@ -832,6 +681,7 @@ class Walker {
   std::vector<RenderJob> renders_;
   std::vector<std::shared_ptr<PlanNode>> nodes_;
   std::vector<std::pair<std::shared_ptr<PlanNode>, std::shared_ptr<PlanNode>>> copies_;
+  ExprConverter exprs_;  // last: it keeps a pointer to renders_
 };
 
 }  // namespace
@@ -862,59 +712,7 @@ arrow::Result<WalkResult> WalkStatement(const nlohmann::ordered_json& statement,
     if (out.renders[i].strip_select && text.rfind("SELECT ", 0) == 0) text = text.substr(7);
     *out.renders[i].target = std::move(text);
   }
-  // Expression texts: the copies in the nodes still hold their marks.
-  auto fill = [&](auto&& self, plan::Expr& e) -> void {
-    if (e.sql.rfind(Walker::kPendingMark, 0) == 0) {
-      const size_t idx = std::stoul(e.sql.substr(1));
-      e.sql = idx < w.pending_exprs_.size() ? w.pending_exprs_[idx]->sql : std::string();
-    }
-    for (auto& a : e.args) self(self, a);
-    if (e.sql.empty() && e.kind == plan::ExprKind::kOperator && e.name == "and") {
-      // A conjunction the walk put together (a join's residual conjuncts).
-      for (size_t i = 0; i < e.args.size(); ++i) {
-        e.sql += (i ? " AND " : "(") + e.args[i].sql;
-      }
-      e.sql += ")";
-    }
-    if (e.filter) {
-      auto f = std::make_shared<plan::Expr>(*e.filter);
-      self(self, *f);
-      e.filter = f;
-    }
-  };
-  for (auto& n : out.nodes) {
-    for (auto* list : {&n->exprs, &n->group_keys, &n->aggregates, &n->scan.args}) {
-      for (auto& e : *list) fill(fill, e);
-    }
-    if (n->predicate) fill(fill, *n->predicate);
-    for (auto& k : n->order) fill(fill, k.expr);
-    for (auto& row : n->rows) {
-      for (auto& e : row) fill(fill, e);
-    }
-    for (auto& [l, r] : n->join.equi_keys) {
-      fill(fill, l);
-      fill(fill, r);
-    }
-    if (n->join.residual) fill(fill, *n->join.residual);
-    if (n->join.time_bound) {
-      fill(fill, n->join.time_bound->left_time);
-      fill(fill, n->join.time_bound->right_time);
-      for (auto* s : {&n->join.time_bound->lower_sql, &n->join.time_bound->upper_sql}) {
-        plan::Expr tmp;
-        tmp.sql = *s;
-        fill(fill, tmp);
-        *s = tmp.sql;
-      }
-    }
-    for (auto* s : {&n->limit, &n->offset}) {
-      if (*s) {
-        plan::Expr tmp;
-        tmp.sql = **s;
-        fill(fill, tmp);
-        *s = tmp.sql;
-      }
-    }
-  }
+  for (auto& n : out.nodes) w.exprs().Fill(*n);
   return out;
 }
 
