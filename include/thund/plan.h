@@ -133,6 +133,7 @@ struct WindowInfo {
   // window_end from the table functions.
   std::vector<std::string> output_columns;
   bool from_table_function = false;
+  TextPos pos;  // where the window() call or the table function is written
 };
 
 enum class JoinKind { kInner, kLeft, kRight, kFull, kSemi, kAnti, kCross, kAsOf, kPositional };

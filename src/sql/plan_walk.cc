@@ -401,23 +401,41 @@ class Walker {
   }
 
   // -------------------------------------------------------------- windows
+  // The window use (from the dialect) a generated construct stands for: the
+  // first one not taken, of the same kind, written on the construct's line
+  // (the dialect rewrites in place, so lines are kept); else the first one
+  // not taken of that kind. -1 when none is left.
+  int TakeWindow(bool table_function, int line) {
+    int fallback = -1;
+    for (size_t i = 0; i < windows_.size(); ++i) {
+      if (taken_[i] || windows_[i].from_table_function != table_function) continue;
+      if (line > 0 && windows_[i].pos.line == line) {
+        taken_[i] = true;
+        return static_cast<int>(i);
+      }
+      if (fallback < 0) fallback = static_cast<int>(i);
+    }
+    if (fallback >= 0) taken_[static_cast<size_t>(fallback)] = true;
+    return fallback;
+  }
+
   std::shared_ptr<PlanNode> MaybeWindow(const std::vector<Json>& keys, const Json& base,
                                         std::shared_ptr<PlanNode> cur) {
-    if (next_window_ >= windows_.size()) return cur;
     const Json* key = nullptr;
     for (const auto& k : keys) {
       if (IsWindowKey(k)) key = &k;
     }
     if (!key) return cur;
-    plan::WindowInfo w = windows_[next_window_];
-    if (w.from_table_function) return cur;  // its node is the FROM relation
-    ++next_window_;
+    const int taken = TakeWindow(/*table_function=*/false, exprs_.PosOf(*key).line);
+    if (taken < 0) return cur;
+    plan::WindowInfo w = windows_[static_cast<size_t>(taken)];
     Json render = base;
     Json item = Unaliased(*key);
     item["alias"] = w.shape == plan::WindowShape::kSession ? "session_window" : "window";
     if (Str(*key, "class") == "FUNCTION") render["select_list"].push_back(item);
     auto n = NewNode(NodeKind::kWindowAssign, render);
     n->window = std::move(w);
+    n->pos = n->window.pos;
     n->inputs.push_back(cur);
     return n;
   }
@@ -425,9 +443,6 @@ class Walker {
   // The TUMBLE / HOP / SESSION table functions: the dialect's derived table
   // adds window_start / window_end to its relation.
   bool IsWindowTvf(const Json& subquery_node) const {
-    if (next_window_ >= windows_.size() || !windows_[next_window_].from_table_function) {
-      return false;
-    }
     const Json* list = Field(subquery_node, "select_list");
     if (!list || !list->is_array()) return false;
     bool start = false, end = false;
@@ -526,10 +541,14 @@ class Walker {
       const Json* node = sub ? Field(*sub, "node") : nullptr;
       if (!node) return Opaque(render, "a subquery without a query");
       if (IsWindowTvf(*node)) {
-        auto n = NewNode(NodeKind::kWindowAssign, render);
-        n->window = windows_[next_window_++];
-        n->inputs.push_back(TvfInput(*node));
-        return n;
+        const int taken = TakeWindow(/*table_function=*/true, exprs_.PosOf(ref).line);
+        if (taken >= 0) {
+          auto n = NewNode(NodeKind::kWindowAssign, render);
+          n->window = windows_[static_cast<size_t>(taken)];
+          n->pos = n->window.pos;
+          n->inputs.push_back(TvfInput(*node));
+          return n;
+        }
       }
       // A derived table is its query; its alias only names it.
       std::shared_ptr<PlanNode> q = Query(*node);
@@ -675,7 +694,7 @@ class Walker {
   std::string_view user_sql_;
   std::string_view duck_sql_;
   std::vector<plan::WindowInfo> windows_;
-  size_t next_window_ = 0;
+  std::vector<bool> taken_ = std::vector<bool>(windows_.size(), false);
   std::vector<const Json*> cte_entries_;
   std::vector<std::pair<std::string, std::shared_ptr<PlanNode>>> cte_plans_;
   std::vector<RenderJob> renders_;

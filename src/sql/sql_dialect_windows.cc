@@ -414,6 +414,23 @@ arrow::Status WindowTvfPass(const PassInput& in, std::vector<Edit>* out) {
 
 namespace thund::sql {
 
+namespace {
+
+plan::TextPos PosAt(std::string_view text, size_t offset) {
+  plan::TextPos p{1, 1};
+  for (size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++p.line;
+      p.column = 1;
+    } else {
+      ++p.column;
+    }
+  }
+  return p;
+}
+
+}  // namespace
+
 std::vector<plan::WindowInfo> WindowUses(std::string_view spark_sql) {
   LexResult lex = Lex(spark_sql);
   if (lex.error) return {};
@@ -451,6 +468,7 @@ std::vector<plan::WindowInfo> WindowUses(std::string_view spark_sql) {
         info.offset_us = w->offset;
         info.output_columns = {"window"};
       }
+      info.pos = PosAt(spark_sql, t[i].begin);
       found.emplace_back(st.blocks[static_cast<size_t>(b)].end, std::move(info));
       continue;
     }
@@ -470,6 +488,7 @@ std::vector<plan::WindowInfo> WindowUses(std::string_view spark_sql) {
       info.size_us = call.size;
       info.slide_us = call.slide;
     }
+    info.pos = PosAt(spark_sql, t[i].begin);
     found.emplace_back(call.close, std::move(info));
   }
   std::stable_sort(found.begin(), found.end(),

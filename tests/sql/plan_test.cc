@@ -383,3 +383,32 @@ TEST(PlanJoinTest, JoinsCarryTheirKeysResidualAndTimeBounds) {
 
 }  // namespace
 }  // namespace thund
+
+namespace thund {
+namespace {
+
+// Two windows in one query: each aggregate gets the window written with it,
+// whatever order the walk meets them in.
+TEST(PlanWindowTest, EachAggregateGetsTheWindowWrittenWithIt) {
+  auto p = sql::PlanQuery(
+      "SELECT window.start AS ws, count(*) AS n,\n"
+      "  (SELECT max(c) FROM (SELECT count(*) AS c FROM events\n"
+      "     GROUP BY window(ts, '1 hour'))) AS top\n"
+      "FROM events\n"
+      "GROUP BY window(ts, '10 minutes')");
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  const plan::PlanNode* outer = plan::RowPathAggregate(**p);
+  ASSERT_NE(outer, nullptr);
+  const plan::PlanNode* w = plan::AggregateWindow(*outer);
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(w->window.size_us, 600000000);
+  EXPECT_EQ(w->pos.line, 5);
+  int64_t inner_size = 0;
+  for (const plan::PlanNode* n : plan::Nodes(**p)) {
+    if (n->kind == plan::NodeKind::kWindowAssign && n != w) inner_size = n->window.size_us;
+  }
+  EXPECT_EQ(inner_size, 3600000000);
+}
+
+}  // namespace
+}  // namespace thund
