@@ -336,10 +336,13 @@ struct Flow {
   std::optional<Cdc> cdc;
   std::string comment;
   SourceLocation location;  // not part of equality
-  // Where `sql` starts in its file, when it is that file's text verbatim (the
-  // SQL surface), so a problem inside the query is reported where it is
-  // written. Not part of equality.
+  // Where `sql` starts in its file, so a problem inside the query is reported
+  // where it is written: set when the file holds the text line for line (a
+  // SQL file; a YAML literal block or one-line scalar). Lines after the first
+  // start at column sql_indent + 1 (0 for SQL files; a YAML block's
+  // indentation). Not part of equality.
   SourceLocation sql_location;
+  int sql_indent = 0;
 
   Flow() = default;
   Flow(std::string name, std::string target, std::string sql)

@@ -58,7 +58,7 @@ void CheckInputs(const ValidateContext& ctx, Diagnostics* out) {
           dg.location.file = f.sql_location.file;
           dg.location.line = f.sql_location.line + in.line - 1;
           dg.location.column =
-              in.line == 1 ? f.sql_location.column + in.column - 1 : in.column;
+              in.line == 1 ? f.sql_location.column + in.column - 1 : f.sql_indent + in.column;
         }
         out->push_back(std::move(dg));
         continue;

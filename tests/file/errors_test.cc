@@ -5,6 +5,7 @@
 #include "test_util.h"
 #include "thund/duration.h"
 #include "thund/type_names.h"
+#include "thund/validate.h"
 
 namespace thund {
 namespace {
@@ -375,6 +376,52 @@ TEST(LoadPipelineFile, ReadsAndNamesTheFile) {
   EXPECT_EQ(r.pipeline.name, "full");
   EXPECT_EQ(r.pipeline.location.file, path);
   EXPECT_EQ(r.pipeline.datasets[0].location.file, path);
+}
+
+}  // namespace
+}  // namespace thund
+
+namespace thund {
+namespace {
+
+// A problem inside a flow's SQL is reported where it is written in the
+// pipeline file: in a literal block (`sql: |`), and in a one-line scalar.
+TEST(PipelineFileErrors, AnUnknownDatasetInSqlIsReportedWhereItIsWritten) {
+  const std::string text =
+      "name: shop\n"                                   // 1
+      "datasets:\n"                                    // 2
+      "  - name: orders\n"                             // 3
+      "  - name: report\n"                             // 4
+      "  - name: quick\n"                              // 5
+      "flows:\n"                                       // 6
+      "  - name: orders\n"                             // 7
+      "    target: orders\n"                           // 8
+      "    sql: SELECT 1 AS id\n"                      // 9
+      "  - name: report\n"                             // 10
+      "    target: report\n"                           // 11
+      "    sql: |\n"                                   // 12
+      "      SELECT o.id\n"                            // 13
+      "      FROM orders o\n"                          // 14
+      "        JOIN orderz x ON x.id = o.id\n"         // 15
+      "  - name: quick\n"                              // 16
+      "    target: quick\n"                            // 17
+      "    sql: \"SELECT * FROM nowhere\"\n";          // 18
+  ParseResult r = ParsePipelineFile(text, "p.yaml");
+  ASSERT_TRUE(r.ok());
+  int found = 0;
+  for (const auto& d : Validate(r.pipeline)) {
+    if (d.code != "unknown-input") continue;
+    ++found;
+    if (d.flow == "report") {
+      EXPECT_EQ(d.location.line, 15) << d.message;
+      EXPECT_EQ(d.location.column, 14) << d.message;
+    } else {
+      EXPECT_EQ(d.flow, "quick");
+      EXPECT_EQ(d.location.line, 18) << d.message;
+      EXPECT_EQ(d.location.column, 25) << d.message;
+    }
+  }
+  EXPECT_EQ(found, 2);
 }
 
 }  // namespace

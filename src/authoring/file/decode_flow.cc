@@ -20,6 +20,48 @@ Cdc DecodeCdc(Reader& r, const YAML::Node& node, const YAML::Mark& at, const std
   return c;
 }
 
+namespace {
+
+// Where the text of `f.sql` starts in the file, when the scalar holds the
+// query line for line: a literal block (`sql: |`) or a one-line plain or
+// quoted scalar without escapes. Folded forms keep no line correspondence.
+void SqlLocation(const Reader& r, const YAML::Mark& mark, Flow* f) {
+  const std::string_view text = r.text;
+  if (mark.is_null() || mark.pos < 0 || static_cast<size_t>(mark.pos) >= text.size()) return;
+  const size_t at = static_cast<size_t>(mark.pos);
+  const bool one_line = f->sql.find('\n') == std::string::npos;
+  if (text[at] == '|') {
+    // The block's first non-empty line gives the indentation of every line.
+    size_t line_start = text.find('\n', at);
+    int line = mark.line + 2;
+    while (line_start != std::string_view::npos) {
+      ++line_start;
+      size_t end = text.find('\n', line_start);
+      std::string_view l = text.substr(line_start, end == std::string_view::npos ? end : end - line_start);
+      const size_t indent = l.find_first_not_of(' ');
+      if (indent != std::string_view::npos) {
+        if (l.substr(indent) != std::string_view(f->sql).substr(0, f->sql.find('\n'))) return;
+        f->sql_location = r.Location(mark);
+        f->sql_location.line = line;
+        f->sql_location.column = static_cast<int>(indent) + 1;
+        f->sql_indent = static_cast<int>(indent);
+        return;
+      }
+      line_start = end;
+      ++line;
+    }
+    return;
+  }
+  if (!one_line) return;
+  const bool quoted = text[at] == '"' || text[at] == '\'';
+  const size_t start = quoted ? at + 1 : at;
+  if (text.substr(start, f->sql.size()) != f->sql) return;  // escapes moved the text
+  f->sql_location = r.Location(mark);
+  f->sql_location.column += quoted ? 1 : 0;
+}
+
+}  // namespace
+
 Flow DecodeFlow(Reader& r, const YAML::Node& node, const YAML::Mark& at, const std::string& path) {
   Flow f;
   r.flow = PeekScalar(node, "name");  // names the flow in every diagnostic below
@@ -49,6 +91,7 @@ Flow DecodeFlow(Reader& r, const YAML::Node& node, const YAML::Mark& at, const s
     f.cdc = DecodeCdc(r, e->value, e->mark(), m.PathOf("cdc"));
   }
   m.String("sql", &f.sql);
+  if (const Entry* e = m.Find("sql"); e && !f.sql.empty()) SqlLocation(r, e->value.Mark(), &f);
   r.flow.clear();
   return f;
 }

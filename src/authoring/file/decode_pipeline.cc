@@ -55,6 +55,7 @@ void DecodePipeline(Reader& r, const YAML::Node& root, Pipeline* p) {
 ParseResult ParsePipelineFile(const std::string& text, const std::string& file_name) {
   ParseResult result;
   file::Reader r(file_name, &result.diagnostics);
+  r.text = text;
   result.pipeline.location.file = file_name;
   std::vector<YAML::Node> docs;
   try {

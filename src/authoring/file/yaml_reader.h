@@ -41,6 +41,7 @@ class Reader {
 
   std::string dataset;
   std::string flow;
+  std::string_view text;  // the file's text, when known (for positions inside scalars)
 
  private:
   std::string file_;
