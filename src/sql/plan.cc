@@ -9,15 +9,11 @@
 #include <set>
 #include <sstream>
 
+#include "ir/validate_internal.h"
 #include "thund/type_names.h"
 
 namespace thund::plan {
 namespace {
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
 
 std::string Join(const std::vector<std::string>& parts, const char* sep) {
   std::string out;
@@ -287,7 +283,7 @@ std::vector<const ScanInfo*> PlanInputs(const PlanNode& root) {
   std::vector<const ScanInfo*> out;
   std::set<std::string> seen;
   for (const auto& [pos, scan] : scans) {
-    if (seen.insert(Lower(scan->Joined())).second) out.push_back(scan);
+    if (seen.insert(internal::Lower(scan->Joined())).second) out.push_back(scan);
   }
   return out;
 }

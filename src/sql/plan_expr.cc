@@ -1,6 +1,7 @@
 #include "sql/plan_expr.h"
 
 #include "sql/duckdb_parser.h"
+#include "ir/validate_internal.h"
 #include "sql/plan_json.h"
 
 namespace thund::sql {
@@ -21,7 +22,7 @@ plan::TextPos ExprConverter::PosOf(const Json& j) const {
 
 bool ExprConverter::IsAggregateCall(const Json& j) {
   if (Str(j, "class") != "FUNCTION") return false;
-  return internal::AggregateFunctionNames().count(LowerStr(Str(j, "function_name"))) > 0;
+  return internal::AggregateFunctionNames().count(internal::Lower(Str(j, "function_name"))) > 0;
 }
 
 
@@ -107,14 +108,14 @@ Expr ExprConverter::Convert(const Json& j) {
       }
     }
   } else if (cls == "FUNCTION") {
-    e.name = LowerStr(Str(j, "function_name"));
+    e.name = internal::Lower(Str(j, "function_name"));
     e.kind = IsAggregateCall(j) ? ExprKind::kAggregate : ExprKind::kFunction;
     children("children");
     e.distinct = j.contains("distinct") && j["distinct"].is_boolean() && j["distinct"].get<bool>();
     if (const Json* f = Field(j, "filter")) e.filter = std::make_shared<Expr>(Convert(*f));
   } else if (cls == "WINDOW") {
     e.kind = ExprKind::kWindowFunction;
-    e.name = LowerStr(Str(j, "function_name"));
+    e.name = internal::Lower(Str(j, "function_name"));
     children("children");
     children("partitions");
     if (const Json* orders = Field(j, "orders"); orders && orders->is_array()) {
@@ -145,14 +146,14 @@ Expr ExprConverter::Convert(const Json& j) {
              cls == "BETWEEN") {
     e.kind = ExprKind::kOperator;
     auto it = OperatorNames().find(type);
-    e.name = it != OperatorNames().end() ? it->second : LowerStr(type);
+    e.name = it != OperatorNames().end() ? it->second : internal::Lower(type);
     for (const char* key : {"left", "right", "input", "lower", "upper"}) {
       if (const Json* c = Field(j, key)) e.args.push_back(Convert(*c));
     }
     children("children");
   } else {
     e.kind = ExprKind::kOther;
-    e.name = LowerStr(cls);
+    e.name = internal::Lower(cls);
   }
   // The expression's text, without its alias.
   Json item = Unaliased(j);

@@ -1,7 +1,7 @@
 #include "sql/plan_json.h"
 
-#include <algorithm>
-#include <cctype>
+#include "ir/validate_internal.h"
+
 
 namespace thund::sql::plan_json {
 
@@ -21,11 +21,6 @@ const Json* Field(const Json& j, const char* key) {
 bool NonEmptyArray(const Json& j, const char* key) {
   const Json* f = Field(j, key);
   return f && f->is_array() && !f->empty();
-}
-
-std::string LowerStr(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
 }
 
 const std::map<std::string, std::string>& OperatorNames() {
@@ -123,7 +118,7 @@ bool IsWindowKey(const Json& k) {
   if (cls == "COLUMN_REF") {
     const Json& names = k["column_names"];
     if (!names.is_array() || names.empty() || !names.back().is_string()) return false;
-    const std::string n = LowerStr(names.back().get<std::string>());
+    const std::string n = internal::Lower(names.back().get<std::string>());
     return n == "window" || n == "session_window";
   }
   if (cls == "FUNCTION" && Str(k, "function_name") == "struct_pack") {

@@ -15,7 +15,6 @@ using Json = nlohmann::ordered_json;
 std::string Str(const Json& j, const char* key);
 const Json* Field(const Json& j, const char* key);  // null for a missing or null field
 bool NonEmptyArray(const Json& j, const char* key);
-std::string LowerStr(std::string s);
 
 // Names of the operator expression types ("COMPARE_EQUAL" -> "=").
 const std::map<std::string, std::string>& OperatorNames();

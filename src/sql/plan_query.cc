@@ -14,10 +14,7 @@
 namespace thund::sql {
 namespace {
 
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
+using internal::Lower;
 
 std::string CacheKey(const std::string& sql, const InputSchemas* inputs) {
   std::string key = sql;
@@ -175,8 +172,12 @@ arrow::Result<internal::SqlFacts> AnalyzeSql(const std::string& sql) {
 }
 
 arrow::Result<std::string> WithWindowEndColumn(const std::string& sql, const std::string& name) {
-  ARROW_ASSIGN_OR_RAISE(std::string duck_sql, SparkToDuckDb(sql));
-  return AddWindowEndColumn(duck_sql, name);
+  // Asked on every trigger of the flow: parse and render once.
+  static VerdictCache<std::string> cache(256);
+  return cache.GetOrCompute(sql + '\0' + name, [&]() -> arrow::Result<std::string> {
+    ARROW_ASSIGN_OR_RAISE(std::string duck_sql, SparkToDuckDb(sql));
+    return AddWindowEndColumn(duck_sql, name);
+  });
 }
 
 arrow::Status CheckPredicate(const std::string& predicate) {

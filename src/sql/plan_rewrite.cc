@@ -1,5 +1,7 @@
 // Rewrites of a query's parse tree, rendered back to DuckDB SQL.
 #include "sql/duckdb_parser.h"
+#include "sql/duckdb_types.h"
+#include "ir/validate_internal.h"
 #include "sql/plan_json.h"
 #include "sql/plan_walk.h"
 
@@ -17,9 +19,7 @@ arrow::Result<std::string> AddWindowEndColumn(std::string_view duck_sql, const s
   if (Str(node, "type") != "SELECT_NODE") {
     return arrow::Status::NotImplemented("the windowed aggregation is not the outermost SELECT");
   }
-  std::string quoted = "\"";
-  for (char c : name) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  quoted += "\"";
+  const std::string quoted = QuoteIdent(name);
   const Json* key = nullptr;
   bool tvf = false;
   if (const Json* g = Field(node, "group_expressions"); g && g->is_array()) {
@@ -27,7 +27,7 @@ arrow::Result<std::string> AddWindowEndColumn(std::string_view duck_sql, const s
       if (IsWindowKey(k)) key = &k;
       if (Str(k, "class") == "COLUMN_REF" && k["column_names"].is_array() &&
           !k["column_names"].empty() && k["column_names"].back().is_string() &&
-          LowerStr(k["column_names"].back().get<std::string>()) == "window_start") {
+          internal::Lower(k["column_names"].back().get<std::string>()) == "window_start") {
         tvf = true;
       }
     }

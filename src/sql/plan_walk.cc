@@ -12,6 +12,7 @@
 
 #include "sql/duckdb_parser.h"
 #include "sql/plan_expr.h"
+#include "ir/validate_internal.h"
 #include "sql/plan_json.h"
 
 namespace thund::sql {
@@ -59,10 +60,10 @@ class Walker {
       line_start = nl + 1;
     }
     size_t line_end = user_sql_.find('\n', line_start);
-    std::string line = LowerStr(std::string(
+    std::string line = internal::Lower(std::string(
         user_sql_.substr(line_start, line_end == std::string_view::npos ? std::string_view::npos
                                                                          : line_end - line_start)));
-    const std::string want = LowerStr(name);
+    const std::string want = internal::Lower(name);
     size_t best = std::string::npos;
     for (size_t at = line.find(want); at != std::string::npos; at = line.find(want, at + 1)) {
       auto word = [&](size_t k) { return std::isalnum(static_cast<unsigned char>(line[k])) || line[k] == '_'; };
@@ -156,7 +157,7 @@ class Walker {
           if (Str(*qnode, "type") == "RECURSIVE_CTE_NODE") {
             // Rendered as `WITH RECURSIVE key AS (...) SELECT * FROM key`.
             cte_entries_.push_back(&entry);
-            cte_plans_.emplace_back(LowerStr(key), nullptr);  // its self-references
+            cte_plans_.emplace_back(internal::Lower(key), nullptr);  // its self-references
             Json ref;
             ref["type"] = "BASE_TABLE";
             ref["alias"] = "";
@@ -174,7 +175,7 @@ class Walker {
             continue;
           }
           std::shared_ptr<PlanNode> cte = Query(*qnode);
-          cte_plans_.emplace_back(LowerStr(key), cte);
+          cte_plans_.emplace_back(internal::Lower(key), cte);
           cte_entries_.push_back(&entry);
         }
       }
@@ -188,7 +189,7 @@ class Walker {
     } else if (type == "CTE_NODE" && Field(node, "child")) {
       out = Query(*Field(node, "child"));
     } else if (type == "RECURSIVE_CTE_NODE") {
-      cte_plans_.emplace_back(LowerStr(Str(node, "cte_name")), nullptr);
+      cte_plans_.emplace_back(internal::Lower(Str(node, "cte_name")), nullptr);
       out = Opaque(StripCtes(node), "a recursive CTE");
     } else {
       out = Opaque(StripCtes(node), "a " + type);
@@ -231,6 +232,17 @@ class Walker {
   }
 
   // ---------------------------------------------------------- SELECT block
+  // A WHERE / HAVING / QUALIFY node over `input`; `render` is the block cut
+  // off after that clause.
+  std::shared_ptr<PlanNode> Filter(const Json& render, const Json& predicate, const char* clause,
+                                   std::shared_ptr<PlanNode> input) {
+    auto f = NewNode(NodeKind::kFilter, render);
+    f->predicate = exprs_.Convert(predicate);
+    f->filter_clause = clause;
+    f->inputs.push_back(std::move(input));
+    return f;
+  }
+
   std::shared_ptr<PlanNode> Select(const Json& node) {
     const Json* from = Field(node, "from_table");
     std::shared_ptr<PlanNode> cur = from ? TableRef(*from) : nullptr;
@@ -239,11 +251,7 @@ class Walker {
 
     if (const Json* where = Field(node, "where_clause")) {
       base["where_clause"] = *where;
-      auto f = NewNode(NodeKind::kFilter, base);
-      f->predicate = exprs_.Convert(*where);
-      f->filter_clause = "where";
-      f->inputs.push_back(cur);
-      cur = f;
+      cur = Filter(base, *where, "where", cur);
     }
 
     const bool group_all = Str(node, "aggregate_handling") == "FORCE_AGGREGATES";
@@ -298,11 +306,7 @@ class Walker {
     block["qualify"] = nullptr;
     block["cte_map"] = Json{{"map", Json::array()}};
     if (const Json* having = Field(node, "having")) {
-      auto f = NewNode(NodeKind::kFilter, block);
-      f->predicate = exprs_.Convert(*having);
-      f->filter_clause = "having";
-      f->inputs.push_back(cur);
-      cur = f;
+      cur = Filter(block, *having, "having", cur);
     }
     auto p = NewNode(NodeKind::kProject, block);
     for (const auto& item : select_list) p->exprs.push_back(exprs_.Convert(item));
@@ -310,11 +314,7 @@ class Walker {
     cur = p;
     if (const Json* qualify = Field(node, "qualify")) {
       block["qualify"] = *qualify;
-      auto f = NewNode(NodeKind::kFilter, block);
-      f->predicate = exprs_.Convert(*qualify);
-      f->filter_clause = "qualify";
-      f->inputs.push_back(cur);
-      cur = f;
+      cur = Filter(block, *qualify, "qualify", cur);
     }
     Json full = node;
     full["cte_map"] = Json{{"map", Json::array()}};
@@ -461,7 +461,7 @@ class Walker {
       const std::string t = Str(*from, "type");
       if (t == "JOIN") {
         from = Field(*from, "left");
-      } else if (t == "SUBQUERY" && LowerStr(Str(*from, "alias")).rfind("__thund", 0) != 0 &&
+      } else if (t == "SUBQUERY" && internal::Lower(Str(*from, "alias")).rfind("__thund", 0) != 0 &&
                  Str(*from, "alias").empty()) {
         const Json* sub = Field(*from, "subquery");
         const Json* n = sub ? Field(*sub, "node") : nullptr;
@@ -485,7 +485,7 @@ class Walker {
         if (!s.empty()) parts.push_back(s);
       }
       if (parts.size() == 1) {
-        const std::string lower = LowerStr(parts[0]);
+        const std::string lower = internal::Lower(parts[0]);
         for (auto it = cte_plans_.rbegin(); it != cte_plans_.rend(); ++it) {
           if (it->first == lower) {
             if (it->second) {
@@ -522,7 +522,7 @@ class Walker {
       n->scan.kind = plan::ScanKind::kTableFunction;
       n->scan.alias = Str(ref, "alias");
       if (fn) {
-        n->scan.name = {LowerStr(Str(*fn, "function_name"))};
+        n->scan.name = {internal::Lower(Str(*fn, "function_name"))};
         if (const Json* children = Field(*fn, "children"); children && children->is_array()) {
           for (const auto& c : *children) {
             if (Str(c, "class") == "SUBQUERY") {

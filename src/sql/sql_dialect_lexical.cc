@@ -5,6 +5,7 @@
 
 #include <arrow/type.h>
 
+#include "sql/duckdb_types.h"
 #include "sql/sql_dialect_internal.h"
 #include "thund/type_names.h"
 
@@ -182,82 +183,6 @@ arrow::Status IntervalPass(const PassInput& in, std::vector<Edit>* out) {
 // ------------------------------------------------------------------ types
 
 namespace {
-
-std::string DuckDbTypeName(const arrow::DataType& type);
-
-std::string QuoteIdent(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    out.push_back(c);
-    if (c == '"') out.push_back('"');
-  }
-  return out + "\"";
-}
-
-std::string DuckDbTypeName(const arrow::DataType& type) {
-  switch (type.id()) {
-    case arrow::Type::BOOL:
-      return "BOOLEAN";
-    case arrow::Type::INT8:
-      return "TINYINT";
-    case arrow::Type::INT16:
-      return "SMALLINT";
-    case arrow::Type::INT32:
-      return "INTEGER";
-    case arrow::Type::INT64:
-      return "BIGINT";
-    case arrow::Type::UINT8:
-      return "UTINYINT";
-    case arrow::Type::UINT16:
-      return "USMALLINT";
-    case arrow::Type::UINT32:
-      return "UINTEGER";
-    case arrow::Type::UINT64:
-      return "UBIGINT";
-    case arrow::Type::FLOAT:
-      return "FLOAT";
-    case arrow::Type::DOUBLE:
-      return "DOUBLE";
-    case arrow::Type::STRING:
-    case arrow::Type::LARGE_STRING:
-      return "VARCHAR";
-    case arrow::Type::BINARY:
-    case arrow::Type::LARGE_BINARY:
-      return "BLOB";
-    case arrow::Type::DATE32:
-      return "DATE";
-    case arrow::Type::TIME64:
-      return "TIME";
-    case arrow::Type::NA:
-      return "NULL";
-    case arrow::Type::TIMESTAMP: {
-      const auto& ts = static_cast<const arrow::TimestampType&>(type);
-      return ts.timezone().empty() ? "TIMESTAMP" : "TIMESTAMPTZ";
-    }
-    case arrow::Type::DECIMAL128:
-    case arrow::Type::DECIMAL256: {
-      const auto& d = static_cast<const arrow::DecimalType&>(type);
-      return "DECIMAL(" + std::to_string(d.precision()) + ", " + std::to_string(d.scale()) + ")";
-    }
-    case arrow::Type::LIST:
-    case arrow::Type::LARGE_LIST:
-      return DuckDbTypeName(*static_cast<const arrow::BaseListType&>(type).value_type()) + "[]";
-    case arrow::Type::MAP: {
-      const auto& m = static_cast<const arrow::MapType&>(type);
-      return "MAP(" + DuckDbTypeName(*m.key_type()) + ", " + DuckDbTypeName(*m.item_type()) + ")";
-    }
-    case arrow::Type::STRUCT: {
-      std::string out = "STRUCT(";
-      for (int k = 0; k < type.num_fields(); ++k) {
-        if (k) out += ", ";
-        out += QuoteIdent(type.field(k)->name()) + " " + DuckDbTypeName(*type.field(k)->type());
-      }
-      return out + ")";
-    }
-    default:
-      return type.ToString();
-  }
-}
 
 // Spark type words DuckDB does not know (or reads differently).
 bool NeedsTypeTranslation(std::string_view text) {

@@ -9,6 +9,7 @@
 // table that numbers sessions with window functions.
 #include <algorithm>
 
+#include "sql/duckdb_parser.h"
 #include "sql/plan_walk.h"
 #include "sql/sql_dialect_internal.h"
 
@@ -416,17 +417,9 @@ namespace thund::sql {
 
 namespace {
 
-plan::TextPos PosAt(std::string_view text, size_t offset) {
-  plan::TextPos p{1, 1};
-  for (size_t i = 0; i < offset && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++p.line;
-      p.column = 1;
-    } else {
-      ++p.column;
-    }
-  }
-  return p;
+plan::TextPos PosOf(std::string_view text, size_t offset) {
+  const internal::TextPosition p = internal::PositionOf(text, offset);
+  return {p.line, p.column};
 }
 
 }  // namespace
@@ -468,7 +461,7 @@ std::vector<plan::WindowInfo> WindowUses(std::string_view spark_sql) {
         info.offset_us = w->offset;
         info.output_columns = {"window"};
       }
-      info.pos = PosAt(spark_sql, t[i].begin);
+      info.pos = PosOf(spark_sql, t[i].begin);
       found.emplace_back(st.blocks[static_cast<size_t>(b)].end, std::move(info));
       continue;
     }
@@ -488,7 +481,7 @@ std::vector<plan::WindowInfo> WindowUses(std::string_view spark_sql) {
       info.size_us = call.size;
       info.slide_us = call.slide;
     }
-    info.pos = PosAt(spark_sql, t[i].begin);
+    info.pos = PosOf(spark_sql, t[i].begin);
     found.emplace_back(call.close, std::move(info));
   }
   std::stable_sort(found.begin(), found.end(),

@@ -1,7 +1,8 @@
 // Internal: a bounded, thread-safe memo of the SQL frontend's answers about a
 // text (a parse, a plan), keyed by a string. Only verdicts are kept: a value,
-// or an Invalid status (the text is wrong); other failures (DuckDB could not
-// be reached) are computed again next time. Cleared when full.
+// or an Invalid / NotImplemented status (the text is wrong, or asks for what
+// is not done); other failures (DuckDB could not be reached) are computed
+// again next time. Cleared when full.
 #pragma once
 
 #include <arrow/result.h>
@@ -27,7 +28,7 @@ class VerdictCache {
       if (it != entries_.end()) return it->second;
     }
     arrow::Result<T> value = compute();
-    if (value.ok() || value.status().IsInvalid()) {
+    if (value.ok() || value.status().IsInvalid() || value.status().IsNotImplemented()) {
       std::lock_guard<std::mutex> lock(mu_);
       if (entries_.size() >= max_entries_) entries_.clear();
       entries_.emplace(key, value);

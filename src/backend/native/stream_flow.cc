@@ -1,5 +1,4 @@
 #include "backend/native/stream_flow.h"
-#include "sql/sql_analysis.h"
 
 #include <arrow/array/builder_primitive.h>
 
@@ -10,6 +9,7 @@
 #include "engine/stream/cdc_apply.h"
 #include "engine/stream/output_mode.h"
 #include "ir/validate_internal.h"
+#include "sql/sql_analysis.h"
 #include "thund/sql_dialect.h"
 #include "thund/validate.h"
 
@@ -329,16 +329,10 @@ arrow::Result<FlowStep> StepFlow(RunContext& ctx, DatasetStream& ds, FlowStream&
         if (f.rows && f.rows->num_rows() > 0 && w_prev != std::numeric_limits<int64_t>::min()) {
           Registered r_prev(ctx, kPrev);
           ARROW_RETURN_NOT_OK(r_prev.Set(f.rows));
-          const std::string result =
-              hidden_end ? "(SELECT * EXCLUDE (" + *end + ") FROM " + kNow + " WHERE " +
-                               "epoch_us(" + *end + ") <= " + std::to_string(w_prev) + ")"
-                         : std::string(kNow);
           ARROW_ASSIGN_OR_RAISE(
-              auto late,
-              Query(ctx, flow,
-                    hidden_end ? "SELECT * FROM " + result + " EXCEPT ALL SELECT * FROM " + kPrev
-                               : engine::stream::ChangedClosedWindowsSql(kNow, kPrev, *end,
-                                                                         w_prev)));
+              auto late, Query(ctx, flow,
+                               engine::stream::ChangedClosedWindowsSql(
+                                   kNow, kPrev, *end, w_prev, hidden_end ? *end : "")));
           step.late_rows = late->num_rows();
         }
       } else if (*w_now == kEndOfInput) {

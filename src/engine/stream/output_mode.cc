@@ -64,14 +64,9 @@ std::string WindowPart(const plan::Expr& e) {
       if ((q == "window" || q == "session_window") && (n == "start" || n == "end")) return n;
     }
   }
-  if (e.kind == ExprKind::kOperator && e.name == "struct_extract" && e.args.size() == 2 &&
-      is_window_struct(e.args[0])) {
-    const std::string field = internal::Lower(e.args[1].sql);
-    if (field == "'start'") return "start";
-    if (field == "'end'") return "end";
-  }
-  if (e.kind == ExprKind::kFunction && e.name == "struct_extract" && e.args.size() == 2 &&
-      is_window_struct(e.args[0])) {
+  // (x).start parses as an operator, struct_extract(x, 'start') as a function.
+  if ((e.kind == ExprKind::kOperator || e.kind == ExprKind::kFunction) &&
+      e.name == "struct_extract" && e.args.size() == 2 && is_window_struct(e.args[0])) {
     const std::string field = internal::Lower(e.args[1].sql);
     if (field == "'start'") return "start";
     if (field == "'end'") return "end";
@@ -119,10 +114,13 @@ std::string WindowedAppendDeltaSql(const std::string& result, const std::string&
 }
 
 std::string ChangedClosedWindowsSql(const std::string& result, const std::string& previous,
-                                    const std::string& window_end, int64_t w_prev) {
+                                    const std::string& window_end, int64_t w_prev,
+                                    const std::string& hidden) {
   if (w_prev == kNoWatermark) return Empty(result);
-  return SelectAll(result) + " WHERE " + Micros(window_end) + " <= " + std::to_string(w_prev) +
-         " EXCEPT ALL " + SelectAll(previous);
+  std::string closed =
+      SelectAll(result) + " WHERE " + Micros(window_end) + " <= " + std::to_string(w_prev);
+  if (!hidden.empty()) closed = "SELECT * EXCLUDE (" + hidden + ") FROM (" + closed + ")";
+  return closed + " EXCEPT ALL " + SelectAll(previous);
 }
 
 std::string UpdateDeltaSql(const std::string& result, const std::string& previous) {

@@ -86,8 +86,12 @@ std::string WindowedAppendDeltaSql(const std::string& result, const std::string&
 // `previous` (EXCEPT ALL): aggregates that late rows changed, or windows that
 // appeared behind the watermark. The output never reflects them; the trigger
 // loop reports their count. Empty when w_prev is kNoWatermark.
+// `hidden` (may be empty) names a column of `result` that `previous` lacks
+// (the window end a query carries only for this; PlanWindowEnd): it is
+// dropped after the filter, before the comparison.
 std::string ChangedClosedWindowsSql(const std::string& result, const std::string& previous,
-                                    const std::string& window_end, int64_t w_prev);
+                                    const std::string& window_end, int64_t w_prev,
+                                    const std::string& hidden = "");
 
 // Update: the rows of `result` that are not in `previous` (EXCEPT, on whole
 // rows, NULLs equal): new keys and changed values.
