@@ -2,47 +2,38 @@
 
 #include <arrow/type.h>
 
+#include "sql/duckdb_types.h"
+
 namespace thund::engine::batch {
 
 std::optional<std::string> DuckDbScalarTypeName(const arrow::DataType& type) {
   using arrow::Type;
   switch (type.id()) {
-    case Type::BOOL: return "BOOLEAN";
-    case Type::INT8: return "TINYINT";
-    case Type::INT16: return "SMALLINT";
-    case Type::INT32: return "INTEGER";
-    case Type::INT64: return "BIGINT";
-    case Type::UINT8: return "UTINYINT";
-    case Type::UINT16: return "USMALLINT";
-    case Type::UINT32: return "UINTEGER";
-    case Type::UINT64: return "UBIGINT";
-    case Type::FLOAT: return "FLOAT";
-    case Type::DOUBLE: return "DOUBLE";
+    case Type::BOOL:
+    case Type::INT8:
+    case Type::INT16:
+    case Type::INT32:
+    case Type::INT64:
+    case Type::UINT8:
+    case Type::UINT16:
+    case Type::UINT32:
+    case Type::UINT64:
+    case Type::FLOAT:
+    case Type::DOUBLE:
     case Type::STRING:
     case Type::LARGE_STRING:
-    case Type::STRING_VIEW: return "VARCHAR";
+    case Type::STRING_VIEW:
     case Type::BINARY:
-    case Type::LARGE_BINARY: return "BLOB";
+    case Type::LARGE_BINARY:
     case Type::DATE32:
-    case Type::DATE64: return "DATE";
+    case Type::DATE64:
     case Type::TIME32:
-    case Type::TIME64: return "TIME";
-    case Type::DECIMAL128: {
-      const auto& d = static_cast<const arrow::Decimal128Type&>(type);
-      return "DECIMAL(" + std::to_string(d.precision()) + "," + std::to_string(d.scale()) + ")";
-    }
-    case Type::TIMESTAMP: {
-      const auto& t = static_cast<const arrow::TimestampType&>(type);
-      if (!t.timezone().empty()) return "TIMESTAMPTZ";
-      switch (t.unit()) {
-        case arrow::TimeUnit::SECOND: return "TIMESTAMP_S";
-        case arrow::TimeUnit::MILLI: return "TIMESTAMP_MS";
-        case arrow::TimeUnit::MICRO: return "TIMESTAMP";
-        case arrow::TimeUnit::NANO: return "TIMESTAMP_NS";
-      }
+    case Type::TIME64:
+    case Type::DECIMAL128:
+    case Type::TIMESTAMP:
+      return sql::DuckDbTypeName(type);  // the one Arrow -> DuckDB spelling
+    default:
       return std::nullopt;
-    }
-    default: return std::nullopt;
   }
 }
 
