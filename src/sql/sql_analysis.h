@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,36 @@ arrow::Result<internal::SqlFacts> AnalyzeSql(const std::string& sql);
 // window column (the plan knows the window; the output does not show it).
 // NotImplemented when the outermost SELECT is not that aggregation.
 arrow::Result<std::string> WithWindowEndColumn(const std::string& sql, const std::string& name);
+
+// The incremental aggregate operator's SQL for a query whose outermost SELECT
+// is a GROUP BY aggregation of decomposable aggregates (COUNT, SUM, MIN, MAX,
+// AVG, BOOL_AND, BOOL_OR, with FILTER clauses; see src/sql/incremental_sql.cc).
+struct AggregateDecomposition {
+  // Over the query's FROM (its inputs bound to one trigger's new rows): one
+  // row per group, columns __g0..__g{n-1} (the grouping keys), then the
+  // partials __p0.. .
+  std::string partial_sql;
+  int num_groups = 0;
+  // Per partial column, the aggregate that merges two partials of one group:
+  // "sum", "min", "max", "bool_and" or "bool_or".
+  std::vector<std::string> merge;
+  // Over a relation `state_name` with the partial columns (merged): the
+  // query's output rows, HAVING applied.
+  std::string final_sql;
+  // SQL over the __g columns giving a state row's window end; "" when no
+  // grouping key is a time window.
+  std::string window_end_sql;
+};
+// `input_columns` (lower case; null = unknown) tells a GROUP BY alias from an
+// input column; `window_size_us` gives the end of a window_start-only key;
+// `output_names` (the bound plan's, one per select item) name the final
+// query's columns as the query names them.
+// NotImplemented names what cannot be decomposed ("median(...) is not
+// decomposable into partials", "count(DISTINCT ...) keeps the distinct values").
+arrow::Result<AggregateDecomposition> DecomposeAggregation(
+    const std::string& sql, const std::string& state_name,
+    const std::set<std::string>* input_columns, int64_t window_size_us,
+    const std::vector<std::string>& output_names);
 
 // OK when `predicate` parses as one SQL boolean expression.
 arrow::Status CheckPredicate(const std::string& predicate);

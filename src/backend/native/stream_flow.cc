@@ -24,102 +24,6 @@ constexpr const char* kDelta = "__thund_stream_delta";
 constexpr const char* kCheck = "__thund_stream_check";
 constexpr const char* kArrival = "__thund_arrival";
 
-// Registers `table` under `name` for the lifetime of the object.
-class Registered {
- public:
-  Registered(RunContext& ctx, std::string name) : ctx_(ctx), name_(std::move(name)) {}
-  ~Registered() {
-    if (registered_) (void)ctx_.session->Unregister(name_);
-  }
-  arrow::Status Set(const std::shared_ptr<arrow::Table>& table) {
-    ARROW_RETURN_NOT_OK(ctx_.session->RegisterArrow(name_, table));
-    registered_ = true;
-    return arrow::Status::OK();
-  }
-
- private:
-  RunContext& ctx_;
-  std::string name_;
-  bool registered_ = false;
-};
-
-arrow::Result<std::shared_ptr<arrow::Table>> Query(RunContext& ctx, const Flow& flow,
-                                                   const std::string& sql) {
-  auto t = ctx.session->Query(sql);
-  if (!t.ok()) return FlowError(flow, t.status());
-  return t;
-}
-
-// The flow's expectations and the dataset's schema applied to `rows`; the
-// violation counts go to `step`.
-arrow::Result<std::shared_ptr<arrow::Table>> CheckRows(RunContext& ctx, DatasetStream& ds,
-                                                       const Flow& flow,
-                                                       const std::shared_ptr<arrow::Table>& rows,
-                                                       FlowStep* step) {
-  const Dataset& d = *ds.dataset;
-  ARROW_ASSIGN_OR_RAISE(auto expectations, engine::batch::CompileExpectations(d));
-  Registered input(ctx, kCheck);
-  ARROW_RETURN_NOT_OK(input.Set(rows));
-  std::string sql =
-      engine::batch::WrapWithExpectations(std::string("SELECT * FROM ") + kCheck, expectations);
-  auto reader = ctx.session->QueryStream(sql);
-  if (!reader.ok()) {
-    return arrow::Status::Invalid("dataset '", d.name, "': an expectation does not apply to the ",
-                                  "rows of flow '", flow.name, "': ", reader.status().message());
-  }
-  engine::batch::ExpectationEvaluator evaluator(expectations, d.name, flow.name);
-  auto data_schema = evaluator.DataSchema(*(*reader)->schema());
-  auto conformer = engine::batch::SchemaConformer::Make(
-      *data_schema, ds.schema ? ds.schema : data_schema, d.schema.declared(), d.name, flow.name);
-  if (!conformer.ok()) return FlowError(flow, conformer.status());
-  std::vector<std::shared_ptr<arrow::RecordBatch>> kept;
-  for (;;) {
-    std::shared_ptr<arrow::RecordBatch> batch;
-    arrow::Status st = (*reader)->ReadNext(&batch);
-    if (!st.ok()) return FlowError(flow, st);
-    if (!batch) break;
-    auto applied = evaluator.Apply(batch);
-    if (!applied.ok()) return FlowError(flow, applied.status());
-    auto conformed = conformer->Conform(*applied);
-    if (!conformed.ok()) return FlowError(flow, conformed.status());
-    if ((*conformed)->num_rows() > 0) kept.push_back(*conformed);
-  }
-  if (!ds.schema) ds.schema = conformer->target();
-  step->violations = evaluator.violations();
-  return arrow::Table::FromRecordBatches(conformer->target(), kept);
-}
-
-// A rewriting flow (Complete, Update state, CDC) now holds `rows`.
-void ReplaceRows(FlowStream& f, const std::shared_ptr<arrow::Table>& rows, FlowStep* step) {
-  f.rows = rows;
-  step->delta = rows;
-  step->rows_out = rows->num_rows();
-}
-
-arrow::Result<std::shared_ptr<arrow::Table>> Append(const std::shared_ptr<arrow::Table>& a,
-                                                    const std::shared_ptr<arrow::Table>& b) {
-  if (!a || a->num_rows() == 0) return b;
-  if (!b || b->num_rows() == 0) return a;
-  return arrow::ConcatenateTables({a, b});
-}
-
-// Adds checked rows to an append-only flow (a sink keeps only what it has
-// not published yet).
-arrow::Status AddRows(FlowStream& f, const std::shared_ptr<arrow::Table>& rows, FlowStep* step,
-                      bool sink) {
-  if (!sink) {
-    ARROW_ASSIGN_OR_RAISE(f.rows, Append(f.rows, rows));
-  }
-  ARROW_ASSIGN_OR_RAISE(f.added, Append(f.added, rows));
-  step->rows_out = rows->num_rows();
-  step->delta = rows;
-  return arrow::Status::OK();
-}
-
-arrow::Result<std::shared_ptr<arrow::Table>> EmptyLike(const std::shared_ptr<arrow::Table>& t) {
-  return arrow::Table::MakeEmpty(t->schema());
-}
-
 // The event-time watermark of `flow` now: the largest event time its inputs
 // hold, minus the allowed lateness. nullopt when no input has the column.
 arrow::Result<std::optional<int64_t>> CurrentWatermark(
@@ -186,6 +90,88 @@ arrow::Result<std::shared_ptr<arrow::Table>> WithArrival(const std::shared_ptr<a
 
 }  // namespace
 
+
+arrow::Result<std::shared_ptr<arrow::Table>> Query(RunContext& ctx, const Flow& flow,
+                                                   const std::string& sql) {
+  auto t = ctx.session->Query(sql);
+  if (!t.ok()) return FlowError(flow, t.status());
+  return t;
+}
+
+// The flow's expectations and the dataset's schema applied to `rows`; the
+// violation counts go to `step`.
+arrow::Result<std::shared_ptr<arrow::Table>> CheckRows(RunContext& ctx, DatasetStream& ds,
+                                                       const Flow& flow,
+                                                       const std::shared_ptr<arrow::Table>& rows,
+                                                       FlowStep* step) {
+  const Dataset& d = *ds.dataset;
+  ARROW_ASSIGN_OR_RAISE(auto expectations, engine::batch::CompileExpectations(d));
+  Registered input(ctx, kCheck);
+  ARROW_RETURN_NOT_OK(input.Set(rows));
+  std::string sql =
+      engine::batch::WrapWithExpectations(std::string("SELECT * FROM ") + kCheck, expectations);
+  auto reader = ctx.session->QueryStream(sql);
+  if (!reader.ok()) {
+    return arrow::Status::Invalid("dataset '", d.name, "': an expectation does not apply to the ",
+                                  "rows of flow '", flow.name, "': ", reader.status().message());
+  }
+  engine::batch::ExpectationEvaluator evaluator(expectations, d.name, flow.name);
+  auto data_schema = evaluator.DataSchema(*(*reader)->schema());
+  auto conformer = engine::batch::SchemaConformer::Make(
+      *data_schema, ds.schema ? ds.schema : data_schema, d.schema.declared(), d.name, flow.name);
+  if (!conformer.ok()) return FlowError(flow, conformer.status());
+  std::vector<std::shared_ptr<arrow::RecordBatch>> kept;
+  for (;;) {
+    std::shared_ptr<arrow::RecordBatch> batch;
+    arrow::Status st = (*reader)->ReadNext(&batch);
+    if (!st.ok()) return FlowError(flow, st);
+    if (!batch) break;
+    auto applied = evaluator.Apply(batch);
+    if (!applied.ok()) return FlowError(flow, applied.status());
+    auto conformed = conformer->Conform(*applied);
+    if (!conformed.ok()) return FlowError(flow, conformed.status());
+    if ((*conformed)->num_rows() > 0) kept.push_back(*conformed);
+  }
+  if (!ds.schema) ds.schema = conformer->target();
+  step->violations = evaluator.violations();
+  return arrow::Table::FromRecordBatches(conformer->target(), kept);
+}
+
+bool KeepsRows(const DatasetStream& ds) { return !ds.sink && ds.retain; }
+
+// A rewriting flow (Complete, Update state, CDC) now holds `rows`.
+void ReplaceRows(FlowStream& f, const std::shared_ptr<arrow::Table>& rows, FlowStep* step) {
+  f.rows = rows;
+  step->delta = rows;
+  step->rows_out = rows->num_rows();
+}
+
+arrow::Result<std::shared_ptr<arrow::Table>> Append(const std::shared_ptr<arrow::Table>& a,
+                                                    const std::shared_ptr<arrow::Table>& b) {
+  if (!a || a->num_rows() == 0) return b;
+  if (!b || b->num_rows() == 0) return a;
+  return arrow::ConcatenateTables({a, b});
+}
+
+// Adds checked rows to an append-only flow (a sink keeps only what it has
+// not published yet).
+arrow::Status AddRows(FlowStream& f, const std::shared_ptr<arrow::Table>& rows, FlowStep* step,
+                      bool keep) {
+  if (keep) {
+    ARROW_ASSIGN_OR_RAISE(f.rows, Append(f.rows, rows));
+  }
+  ARROW_ASSIGN_OR_RAISE(f.added, Append(f.added, rows));
+  ARROW_ASSIGN_OR_RAISE(f.recent, Append(f.recent, rows));
+  f.total_rows += rows->num_rows();
+  step->rows_out = rows->num_rows();
+  step->delta = rows;
+  return arrow::Status::OK();
+}
+
+arrow::Result<std::shared_ptr<arrow::Table>> EmptyLike(const std::shared_ptr<arrow::Table>& t) {
+  return arrow::Table::MakeEmpty(t->schema());
+}
+
 arrow::Result<FlowShape> ShapeOf(const Pipeline& p, const Flow& flow) {
   (void)p;
   if (flow.source) return FlowShape::kSource;
@@ -247,7 +233,7 @@ arrow::Result<FlowStep> StepFlow(RunContext& ctx, DatasetStream& ds, FlowStream&
     if (!source_rows || source_rows->num_rows() == 0) return step;
     step.rows_in = source_rows->num_rows();
     ARROW_ASSIGN_OR_RAISE(auto checked, CheckRows(ctx, ds, flow, source_rows, &step));
-    ARROW_RETURN_NOT_OK(AddRows(f, checked, &step, ds.sink));
+    ARROW_RETURN_NOT_OK(AddRows(f, checked, &step, KeepsRows(ds)));
     return step;
   }
   if (f.shape == FlowShape::kOnce && f.once_done) return step;
@@ -280,7 +266,7 @@ arrow::Result<FlowStep> StepFlow(RunContext& ctx, DatasetStream& ds, FlowStream&
       break;
     case FlowShape::kOnce: {
       ARROW_ASSIGN_OR_RAISE(auto checked, CheckRows(ctx, ds, flow, now, &step));
-      ARROW_RETURN_NOT_OK(AddRows(f, checked, &step, ds.sink));
+      ARROW_RETURN_NOT_OK(AddRows(f, checked, &step, KeepsRows(ds)));
       f.once_done = true;
       break;
     }
@@ -302,7 +288,7 @@ arrow::Result<FlowStep> StepFlow(RunContext& ctx, DatasetStream& ds, FlowStream&
         if (it != streams.end()) f.consumed[in] = it->second->NumRows();
       }
       ARROW_ASSIGN_OR_RAISE(auto checked, CheckRows(ctx, ds, flow, delta, &step));
-      ARROW_RETURN_NOT_OK(AddRows(f, checked, &step, ds.sink));
+      ARROW_RETURN_NOT_OK(AddRows(f, checked, &step, KeepsRows(ds)));
       break;
     }
     case FlowShape::kAppendWindowed: {
@@ -348,7 +334,7 @@ arrow::Result<FlowStep> StepFlow(RunContext& ctx, DatasetStream& ds, FlowStream&
         }
       }
       ARROW_ASSIGN_OR_RAISE(auto checked, CheckRows(ctx, ds, flow, delta, &step));
-      ARROW_RETURN_NOT_OK(AddRows(f, checked, &step, ds.sink));
+      ARROW_RETURN_NOT_OK(AddRows(f, checked, &step, KeepsRows(ds)));
       break;
     }
     case FlowShape::kUpdate: {

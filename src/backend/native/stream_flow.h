@@ -39,6 +39,9 @@ struct FlowStep {
   std::vector<int64_t> violations;      // per expectation of the target
   std::shared_ptr<arrow::Table> delta;  // what changed (Append: new rows; Update: upserts)
   std::optional<int64_t> watermark_us;
+  // Incremental mode: rows behind the watermark at arrival, dropped before
+  // the flow's stateful operator, with `__flow` and `__watermark` columns.
+  std::shared_ptr<arrow::Table> late;
 };
 
 // Decides a flow's shape from its IR (and its SQL's aggregation).
@@ -61,5 +64,56 @@ arrow::Status BindTable(RunContext& ctx, const std::string& name,
 // temporarily).
 arrow::Status PrimeAppendFlow(RunContext& ctx, DatasetStream& ds, FlowStream& f,
                               const std::map<std::string, DatasetStream*>& streams);
+
+// ---- Helpers shared with the incremental mode (incremental_flow.cc) ----
+
+// Registers `table` in the session under `name` for the lifetime of the object.
+class Registered {
+ public:
+  Registered(RunContext& ctx, std::string name) : ctx_(ctx), name_(std::move(name)) {}
+  ~Registered() {
+    if (registered_) (void)ctx_.session->Unregister(name_);
+  }
+  Registered(const Registered&) = delete;
+  Registered& operator=(const Registered&) = delete;
+  arrow::Status Set(const std::shared_ptr<arrow::Table>& table) {
+    ARROW_RETURN_NOT_OK(ctx_.session->RegisterArrow(name_, table));
+    registered_ = true;
+    return arrow::Status::OK();
+  }
+
+ private:
+  RunContext& ctx_;
+  std::string name_;
+  bool registered_ = false;
+};
+
+// Runs `sql` in the run's session; errors name the flow.
+arrow::Result<std::shared_ptr<arrow::Table>> Query(RunContext& ctx, const Flow& flow,
+                                                   const std::string& sql);
+
+// The target's expectations and schema applied to `rows` (violation counts go
+// to `step`); fixes ds.schema on the first rows.
+arrow::Result<std::shared_ptr<arrow::Table>> CheckRows(RunContext& ctx, DatasetStream& ds,
+                                                       const Flow& flow,
+                                                       const std::shared_ptr<arrow::Table>& rows,
+                                                       FlowStep* step);
+
+// Whether the dataset keeps its rows in memory (see DatasetStream::retain).
+bool KeepsRows(const DatasetStream& ds);
+
+// A rewriting flow (Complete, Update, CDC) now holds `rows`.
+void ReplaceRows(FlowStream& f, const std::shared_ptr<arrow::Table>& rows, FlowStep* step);
+
+// Appends checked rows to an append-only flow: to `added` (the next commit),
+// `recent` (this trigger's), and to `rows` when `keep`.
+arrow::Status AddRows(FlowStream& f, const std::shared_ptr<arrow::Table>& rows, FlowStep* step,
+                      bool keep);
+
+// a ++ b (either may be null or empty).
+arrow::Result<std::shared_ptr<arrow::Table>> Append(const std::shared_ptr<arrow::Table>& a,
+                                                    const std::shared_ptr<arrow::Table>& b);
+
+arrow::Result<std::shared_ptr<arrow::Table>> EmptyLike(const std::shared_ptr<arrow::Table>& t);
 
 }  // namespace thund::native

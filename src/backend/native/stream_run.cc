@@ -6,6 +6,7 @@
 #include <ctime>
 #include <thread>
 
+#include "backend/native/incremental_flow.h"
 #include "backend/native/runner_util.h"
 #include "backend/native/stream_flow.h"
 #include "backend/native/stream_state.h"
@@ -134,6 +135,7 @@ class StreamLoop {
 
  private:
   arrow::Status Setup();
+  arrow::Status SetupIncremental();
   arrow::Status RunTrigger(int64_t index, bool* took_input, bool* finished);
   bool InputsBound(const Flow& f) const;
   arrow::Status BindViewIfReady(DatasetStream& ds);
@@ -191,10 +193,67 @@ arrow::Status StreamLoop::Setup() {
     ARROW_RETURN_NOT_OK(Bind(ctx_, ds));
   }
   for (auto& ds : streams_) ARROW_RETURN_NOT_OK(BindViewIfReady(ds));
+  ARROW_RETURN_NOT_OK(SetupIncremental());
   for (auto& ds : streams_) {
-    for (auto& f : ds.flows) ARROW_RETURN_NOT_OK(PrimeAppendFlow(ctx_, ds, f, by_name_));
+    for (auto& f : ds.flows) {
+      if (!f.incremental) ARROW_RETURN_NOT_OK(PrimeAppendFlow(ctx_, ds, f, by_name_));
+    }
   }
   policy_ = ChoosePolicy(streams_, &ctx_.notes);
+  return arrow::Status::OK();
+}
+
+bool WantsIncremental(const RunContext& ctx, const Flow& f) {
+  (void)ctx;
+  return f.streaming && f.streaming->mode == StreamingMode::kIncremental;
+}
+
+// The flows asking for the incremental mode get their operator (or fall back,
+// saying why); then each dataset learns whether it must keep its rows.
+arrow::Status StreamLoop::SetupIncremental() {
+  const int64_t now = SteadyMs();
+  for (auto& ds : streams_) {
+    if (IsView(*ds.dataset)) continue;
+    for (auto& f : ds.flows) {
+      if (!WantsIncremental(ctx_, *f.flow)) continue;
+      std::string fallback;
+      auto inc = MakeIncrementalFlow(ctx_, f, by_name_, now, &fallback);
+      if (!inc.ok()) return FlowError(*f.flow, inc.status());
+      if (!*inc && ds.sink && fallback.empty()) continue;
+      if (*inc && ds.sink && (*inc)->plan.op != engine::stream::IncrementalOperator::kStateless) {
+        fallback = "a stateful operator writing a file sink: its state is not checkpointed "
+                   "with the sink yet (write a streaming table)";
+        inc = std::shared_ptr<IncrementalFlow>();
+      }
+      if (!*inc) {
+        if (fallback.empty()) continue;  // sources and once-flows are incremental as they are
+        const std::string msg = "runs in Recompute mode: " + fallback;
+        EmitFlow(ctx_, RunEvent::Kind::kFallback, *f.flow, msg);
+        ctx_.notes.push_back("flow '" + f.flow->name + "' " + msg);
+        continue;
+      }
+      f.incremental = *inc;
+      ARROW_RETURN_NOT_OK(RestoreIncremental(&f));
+    }
+  }
+  // A dataset keeps its rows in memory unless it is written only by sources
+  // and incremental flows and read only by incremental flows.
+  for (auto& ds : streams_) {
+    bool keep = IsView(*ds.dataset);
+    for (const auto& f : ds.flows) keep |= !(f.source || f.incremental);
+    for (const auto& other : streams_) {
+      for (const auto& g : other.flows) {
+        if (g.source || g.incremental) continue;
+        auto inputs = FlowInputs(*ctx_.pipeline, *g.flow);
+        if (!inputs.ok()) {
+          keep = true;
+          continue;
+        }
+        for (const auto& in : *inputs) keep |= in == ds.dataset->name;
+      }
+    }
+    ds.retain = keep;
+  }
   return arrow::Status::OK();
 }
 
@@ -259,6 +318,12 @@ arrow::Status StreamLoop::RunTrigger(int64_t index, bool* took_input, bool* fini
       if (f.source->PerRun()) per_run_input = true;
     }
   }
+  for (auto& ds : streams_) {
+    for (auto& f : ds.flows) {
+      f.recent.reset();
+      f.recent_start = f.total_rows;
+    }
+  }
   TriggerContext trigger;
   trigger.index = index;
   trigger.input_finished = (!any_source || all_exhausted) && !per_run_input;
@@ -274,8 +339,12 @@ arrow::Status StreamLoop::RunTrigger(int64_t index, bool* took_input, bool* fini
       const int64_t flow_start = SteadyMs();
       const std::optional<int64_t> watermark_before = f.watermark_us;
       auto it = taken.find(&f);
-      auto step =
-          StepFlow(ctx_, ds, f, it == taken.end() ? nullptr : it->second, trigger, by_name_);
+      const int64_t inc_watermark_before =
+          f.incremental ? f.incremental->watermark_us.value_or(engine::stream::kNoWatermark) : 0;
+      auto step = f.incremental
+                      ? StepIncremental(ctx_, ds, f, trigger, by_name_, SteadyMs())
+                      : StepFlow(ctx_, ds, f, it == taken.end() ? nullptr : it->second, trigger,
+                                 by_name_);
       if (!step.ok()) {
         failed_flow_ = f.flow->name;
         return step.status();
@@ -285,6 +354,12 @@ arrow::Status StreamLoop::RunTrigger(int64_t index, bool* took_input, bool* fini
         ds.dirty = true;
       }
       if (f.watermark_us != watermark_before) ds.dirty = true;
+      if (f.incremental &&
+          (step->rows_in > 0 ||
+           f.incremental->watermark_us.value_or(engine::stream::kNoWatermark) !=
+               inc_watermark_before)) {
+        ds.dirty = true;  // its state moved
+      }
       FlowTotals& tot = totals_[f.flow->name];
       tot.rows_in += step->rows_in;
       tot.rows_out += step->rows_out;
@@ -322,7 +397,13 @@ arrow::Status StreamLoop::RunTrigger(int64_t index, bool* took_input, bool* fini
                     " change rows ignored so far (a NULL key or sequence value)";
         ctx_.Emit(m);
       }
-      if (step->late_rows > 0) {
+      if (step->late_rows > 0 && f.incremental) {
+        RunEvent late = TriggerEvent(RunEvent::Kind::kLateRows, f, ds, index);
+        late.count = step->late_rows;
+        late.message = std::to_string(step->late_rows) +
+                       " rows behind the watermark dropped before the flow's stateful operator";
+        ctx_.Emit(late);
+      } else if (step->late_rows > 0) {
         RunEvent late = TriggerEvent(RunEvent::Kind::kLateRows, f, ds, index);
         late.count = step->late_rows;
         late.message =
@@ -336,6 +417,13 @@ arrow::Status StreamLoop::RunTrigger(int64_t index, bool* took_input, bool* fini
   }
   // (3) Commit, upstream first.
   for (auto& ds : streams_) ARROW_RETURN_NOT_OK(CommitStream(ctx_, &ds));
+  // Datasets no reader needs whole keep only what the next trigger adds.
+  for (auto& ds : streams_) {
+    if (ds.retain) continue;
+    for (auto& f : ds.flows) {
+      if (AppendOnly(f.shape)) f.rows.reset();
+    }
+  }
   (void)start;
   return arrow::Status::OK();
 }
@@ -345,14 +433,8 @@ void StreamLoop::Notes() {
     for (auto& f : ds.flows) {
       const Flow& flow = *f.flow;
       if (!flow.streaming) continue;
-      if (flow.streaming->mode == StreamingMode::kIncremental) {
-        std::string msg =
-            "incremental mode is not built yet; the flow runs in Recompute mode "
-            "(same results, every trigger re-reads all rows seen)";
-        EmitFlow(ctx_, RunEvent::Kind::kFallback, flow, msg);
-        ctx_.notes.push_back("flow '" + flow.name + "': " + msg);
-      }
-      if (flow.streaming->watermark || flow.streaming->window) {
+      if (!WantsIncremental(ctx_, flow) &&
+          (flow.streaming->watermark || flow.streaming->window)) {
         ctx_.notes.push_back(
             "flow '" + flow.name +
             "': in Recompute mode its watermark and window are advisory: every row is kept "
@@ -393,10 +475,20 @@ void StreamLoop::Run() {
 }
 
 void StreamLoop::Finish(const arrow::Status& error, const std::string& failed_flow) {
-  const std::string how = std::to_string(triggers_) + (triggers_ == 1 ? " trigger" : " triggers") +
-                          ", " + policy_.Describe() + ", Recompute mode";
+  const std::string loop = std::to_string(triggers_) + (triggers_ == 1 ? " trigger" : " triggers") +
+                           ", " + policy_.Describe();
   for (auto& ds : streams_) {
     const Dataset& d = *ds.dataset;
+    bool any_inc = false, any_recompute = false;
+    for (const auto& f : ds.flows) {
+      if (f.source) continue;
+      (f.incremental ? any_inc : any_recompute) = true;
+    }
+    const std::string how =
+        loop + (any_inc && any_recompute ? ", incremental and Recompute flows"
+                : any_inc                ? ", incremental mode"
+                : any_recompute          ? ", Recompute mode"
+                                         : "");
     if (IsView(d)) {
       auto& state = ctx_.states[d.name];
       state.available = error.ok() && ds.schema != nullptr;
@@ -435,6 +527,11 @@ void StreamLoop::Finish(const arrow::Status& error, const std::string& failed_fl
       e.rows_out = tot.rows_out;
       e.elapsed_ms = SteadyMs() - started_ms_;
       e.message = how + (ds.version.empty() ? "" : ", committed " + ds.version);
+      if (f.incremental) {
+        e.message += ", " + std::string(engine::stream::Name(f.incremental->plan.op)) +
+                     " operator, state " + std::to_string(f.incremental->StateRows()) +
+                     " rows / " + std::to_string(f.incremental->StateBytes()) + " bytes";
+      }
       ctx_.Emit(e);
     }
     if (!error.ok()) {

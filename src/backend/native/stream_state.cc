@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "backend/native/incremental_flow.h"
 #include "backend/native/runner_util.h"
 #include "engine/batch/parquet_part_writer.h"
 #include "engine/batch/schema_conform.h"
@@ -42,7 +43,35 @@ Json FlowStateJson(const FlowStream& f) {
   if (!f.consumed.empty()) j["consumed"] = f.consumed;
   if (f.once_done) j["once_done"] = true;
   j["shape"] = ShapeName(f.shape);
+  if (f.incremental) j["incremental"] = Json::parse(IncrementalStateJson(*f.incremental));
   return j;
+}
+
+// Writes the incremental state tables of flow `i` into the pending version
+// dir and records their files in the flow's state. They are not rows of the
+// dataset: the manifest does not list them.
+arrow::Status WriteStateTables(RunContext& ctx, const std::string& dir, int64_t version, size_t i,
+                               FlowStream& f, Json* flow_state) {
+  if (!f.incremental) return arrow::Status::OK();
+  // A subdirectory: readers of the version glob "<dir>/*.parquet".
+  const std::string state_dir = dir + "/_state";
+  ARROW_RETURN_NOT_OK(ctx.store->fs().CreateDir(state_dir, /*recursive=*/true));
+  Json files = Json::object();
+  for (const auto& [name, table] : f.incremental->Tables()) {
+    if (!*table) continue;
+    ARROW_ASSIGN_OR_RAISE(auto writer, engine::batch::ParquetPartWriter::Open(
+                                           ctx.store->shared_fs(), state_dir,
+                                           "state-v" + std::to_string(version) + "-f" + Pad(i) +
+                                               "-" + name,
+                                           (*table)->schema()));
+    ARROW_RETURN_NOT_OK(WriteAll(**table, *writer));
+    ARROW_ASSIGN_OR_RAISE(auto written, writer->Finish(f.flow->name));
+    Json names = Json::array();
+    for (const auto& part : written) names.push_back("_state/" + part.file);
+    files[name] = names;
+  }
+  (*flow_state)["incremental_tables"] = files;
+  return arrow::Status::OK();
 }
 
 arrow::Status ApplyFlowState(const Json& j, FlowStream* f, const std::string& where) {
@@ -52,6 +81,12 @@ arrow::Status ApplyFlowState(const Json& j, FlowStream* f, const std::string& wh
     if (j.contains("consumed"))
       f->consumed = j.at("consumed").get<std::map<std::string, int64_t>>();
     if (j.contains("once_done")) f->once_done = j.at("once_done").get<bool>();
+    if (j.contains("incremental")) f->saved_incremental = j.at("incremental").dump();
+    if (j.contains("incremental_tables")) {
+      for (const auto& [name, files] : j.at("incremental_tables").items()) {
+        f->saved_tables[name] = files.get<std::vector<std::string>>();
+      }
+    }
   } catch (const std::exception& e) {
     return arrow::Status::IOError(where, ": stream state of flow '", f->flow->name,
                                   "' is damaged (", e.what(), "); run with --full-refresh ",
@@ -217,9 +252,11 @@ arrow::Status LoadStream(RunContext& ctx, DatasetStream* ds, bool fresh) {
       f.committed_parts.push_back(part);
     }
     f.committed_version = m.version;
+    f.saved_dir = dir;
     if (!tables.empty()) {
       ARROW_ASSIGN_OR_RAISE(f.rows, arrow::ConcatenateTables(tables));
     }
+    f.total_rows = f.rows ? f.rows->num_rows() : 0;
     auto it = state.find("flows");
     if (it != state.end() && it->contains(f.flow->name)) {
       ARROW_RETURN_NOT_OK(
@@ -229,6 +266,33 @@ arrow::Status LoadStream(RunContext& ctx, DatasetStream* ds, bool fresh) {
   ds->stamp = m.Stamp();
   ds->version = engine::batch::VersionName(m.version);
   ds->rows = m.rows;
+  return arrow::Status::OK();
+}
+
+arrow::Status RestoreIncremental(FlowStream* f) {
+  if (!f->incremental || f->saved_incremental.empty()) return arrow::Status::OK();
+  auto damaged = [&](const arrow::Status& st) {
+    return arrow::Status::IOError(f->saved_dir, ": incremental state of flow '", f->flow->name,
+                                  "': ", st.message(), "; run with --full-refresh ",
+                                  f->flow->target, " to rebuild it from the sources");
+  };
+  arrow::Status st = RestoreIncrementalState(f->saved_incremental, f->incremental.get());
+  if (!st.ok()) return damaged(st);
+  auto tables = f->incremental->Tables();
+  for (const auto& [name, files] : f->saved_tables) {
+    auto it = tables.find(name);
+    if (it == tables.end()) return damaged(arrow::Status::Invalid("unknown state table ", name));
+    std::vector<std::shared_ptr<arrow::Table>> parts;
+    for (const auto& file : files) {
+      auto t = engine::ReadParquetFile(f->saved_dir + "/" + file);
+      if (!t.ok()) return damaged(t.status());
+      parts.push_back(*t);
+    }
+    if (parts.empty()) continue;
+    auto all = arrow::ConcatenateTables(parts);
+    if (!all.ok()) return damaged(all.status());
+    *it->second = *all;
+  }
   return arrow::Status::OK();
 }
 
@@ -249,6 +313,8 @@ arrow::Status CommitStream(RunContext& ctx, DatasetStream* ds) {
     for (size_t i = 0; i < ds->flows.size(); ++i) {
       FlowStream& f = ds->flows[i];
       state["flows"][f.flow->name] = FlowStateJson(f);
+      ARROW_RETURN_NOT_OK(WriteStateTables(ctx, pending.dir, pending.version, i, f,
+                                           &state["flows"][f.flow->name]));
       std::shared_ptr<arrow::Table> to_write;
       std::vector<PartFile> parts;
       if (AppendOnly(f.shape)) {

@@ -29,6 +29,8 @@
 
 namespace thund::native {
 
+struct IncrementalFlow;  // incremental_flow.h
+
 enum class FlowShape {
   kSource,          // reads a StreamSource; appends what it takes
   kAppend,          // SQL, Append: new result rows (multiset difference)
@@ -59,6 +61,20 @@ struct FlowStream {
   int64_t committed_version = 0;
   int64_t rows_written = 0;  // this run
   int64_t triggers_with_rows = 0;
+  // Append-only flows, for readers that take only new rows (the incremental
+  // mode): every row this flow ever put into the dataset (committed + this
+  // run), and the rows it put in during the current trigger, which start at
+  // row `recent_start` of that sequence.
+  int64_t total_rows = 0;
+  std::shared_ptr<arrow::Table> recent;
+  int64_t recent_start = 0;
+  // The incremental mode's operator and state (null: Recompute mode), and
+  // the state the committed version holds for it (restored once the operator
+  // is made): its JSON, and its tables' files (in saved_dir) by name.
+  std::shared_ptr<IncrementalFlow> incremental;
+  std::string saved_incremental;
+  std::map<std::string, std::vector<std::string>> saved_tables;
+  std::string saved_dir;
 };
 
 struct DatasetStream {
@@ -66,6 +82,12 @@ struct DatasetStream {
   std::vector<FlowStream> flows;      // pipeline order
   std::shared_ptr<arrow::Schema> schema;  // declared, or the first flow's rows
   bool dirty = false;                 // something to commit
+  // Whether the dataset's rows stay in memory between triggers: true when a
+  // reader in the trigger loop needs all of them (a Recompute flow, a view).
+  // When only incremental flows read it, each trigger keeps just the rows it
+  // adds (FlowStream::recent) and memory stays bounded; the rows are in the
+  // committed version.
+  bool retain = true;
   std::string stamp;                  // of the committed version
   std::string version;                // "v-000007"
   int64_t rows = 0;                   // committed rows
@@ -85,6 +107,10 @@ struct DatasetStream {
 // Restores `ds` from its committed version (unless `fresh`): rows per flow
 // and the state in _stream.json. Sources are restored by the caller.
 arrow::Status LoadStream(RunContext& ctx, DatasetStream* ds, bool fresh);
+
+// Restores f->incremental's state from what LoadStream read (no-op when
+// nothing was saved). Errors say the state is damaged and how to rebuild.
+arrow::Status RestoreIncremental(FlowStream* f);
 
 // Writes and commits a new version of `ds` (only when ds->dirty); for a sink,
 // publishes the trigger's file and then its state.

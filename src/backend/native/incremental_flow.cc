@@ -1,0 +1,672 @@
+#include "backend/native/incremental_flow.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include <arrow/array/array_primitive.h>
+
+#include "backend/native/flow_runner.h"
+#include "engine/duckdb/sql_quote.h"
+#include "engine/stream/output_mode.h"
+#include "ir/validate_internal.h"
+#include "sql/duckdb_types.h"
+#include "thund/validate.h"
+
+namespace thund::native {
+namespace {
+
+using engine::QuoteIdentifier;
+using engine::stream::IncrementalOperator;
+using engine::stream::kEndOfInput;
+using engine::stream::kNoWatermark;
+using Json = nlohmann::json;
+
+constexpr const char* kIn = "__thund_inc_in";
+constexpr const char* kMerged = "__thund_inc_merged";
+constexpr const char* kPartial = "__thund_inc_partial";
+constexpr const char* kState = "__thund_inc_state";
+constexpr const char* kResult = "__thund_inc_result";
+constexpr const char* kPrev = "__thund_inc_prev";
+constexpr const char* kDelta = "__thund_inc_upsert";
+constexpr const char* kHiddenEnd = "__thund_window_end";
+
+std::string Micros(const std::string& expr) { return "epoch_us(" + expr + ")"; }
+
+bool SameName(const std::string& a, const std::string& b) {
+  return internal::Lower(a) == internal::Lower(b);
+}
+
+const DatasetStream* FindStream(const std::map<std::string, DatasetStream*>& streams,
+                                const std::string& name) {
+  for (const auto& [n, ds] : streams) {
+    if (SameName(n, name)) return ds;
+  }
+  return nullptr;
+}
+
+// The watermark declared for `input` of `flow`: the flow's own when the input
+// has its column, else one declared by a flow writing the input.
+std::optional<Watermark> WatermarkFor(const Pipeline& p, const Flow& flow, const std::string& input,
+                                      const std::shared_ptr<arrow::Schema>& schema) {
+  auto has = [&](const Watermark& w) {
+    return !schema || schema->GetFieldIndex(w.event_time_column) >= 0;
+  };
+  if (flow.streaming && flow.streaming->watermark && has(*flow.streaming->watermark)) {
+    return flow.streaming->watermark;
+  }
+  for (const Flow* g : p.FlowsInto(input)) {
+    if (g->streaming && g->streaming->watermark && has(*g->streaming->watermark)) {
+      return g->streaming->watermark;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string Key(const std::string& input, const std::string& flow) { return input + "/" + flow; }
+
+// The rows `in` gained since `consumed` (per writing flow), which advances.
+arrow::Result<std::shared_ptr<arrow::Table>> NewRows(const DatasetStream& in,
+                                                     std::map<std::string, int64_t>* consumed) {
+  std::vector<std::shared_ptr<arrow::Table>> parts;
+  for (const FlowStream& g : in.flows) {
+    int64_t& from = (*consumed)[Key(in.dataset->name, g.flow->name)];
+    if (from >= g.total_rows) continue;
+    std::shared_ptr<arrow::Table> rows;
+    if (g.recent && from >= g.recent_start) {
+      rows = g.recent->Slice(from - g.recent_start);
+    } else if (g.rows && g.rows->num_rows() == g.total_rows) {
+      rows = g.rows->Slice(from);
+    } else {
+      return arrow::Status::Invalid("the rows of '", in.dataset->name, "' from flow '",
+                                    g.flow->name, "' after row ", from,
+                                    " are no longer in memory; run with --full-refresh");
+    }
+    if (rows->num_rows() > 0) parts.push_back(rows);
+    from = g.total_rows;
+  }
+  if (!in.schema) return arrow::Status::Invalid("dataset '", in.dataset->name, "' has no schema");
+  if (parts.empty()) return arrow::Table::MakeEmpty(in.schema);
+  if (parts.size() == 1) return parts[0];
+  return arrow::ConcatenateTables(parts);
+}
+
+// Binds the flow's streaming inputs to `rows` for the object's lifetime, then
+// back to what the loop binds them to (everything, or nothing when no reader
+// needs it).
+class InputBinding {
+ public:
+  InputBinding(RunContext& ctx, const std::map<std::string, DatasetStream*>& streams)
+      : ctx_(ctx), streams_(streams) {}
+  ~InputBinding() {
+    for (const auto& name : bound_) {
+      const DatasetStream* ds = FindStream(streams_, name);
+      if (!ds || !ds->schema) continue;
+      auto content = ds->Content();
+      if (content.ok()) (void)BindTable(ctx_, name, *content);
+    }
+  }
+  arrow::Status Bind(const std::string& name, const std::shared_ptr<arrow::Table>& rows) {
+    bound_.push_back(name);
+    return BindTable(ctx_, name, rows);
+  }
+
+ private:
+  RunContext& ctx_;
+  const std::map<std::string, DatasetStream*>& streams_;
+  std::vector<std::string> bound_;
+};
+
+std::optional<int64_t> MaxMicros(const arrow::Table& t) {
+  std::optional<int64_t> out;
+  if (t.num_columns() == 0) return out;
+  for (const auto& chunk : t.column(0)->chunks()) {
+    auto arr = std::static_pointer_cast<arrow::Int64Array>(chunk);
+    for (int64_t i = 0; i < arr->length(); ++i) {
+      if (arr->IsValid(i)) out = std::max(out.value_or(arr->Value(i)), arr->Value(i));
+    }
+  }
+  return out;
+}
+
+// W from the clocks: min over the non-idle inputs of (max event - lateness);
+// when every input is idle, the largest of them.
+std::optional<int64_t> Combine(const std::map<std::string, InputClock>& clocks, int64_t now_ms) {
+  std::optional<int64_t> active, idle;
+  bool unknown_active = false, any = false;
+  for (const auto& [name, c] : clocks) {
+    if (c.column.empty()) continue;
+    any = true;
+    const bool is_idle = c.idle_ms && now_ms - c.last_arrival_ms > *c.idle_ms;
+    if (!c.max_event_us) {
+      if (!is_idle) unknown_active = true;
+      continue;
+    }
+    const int64_t w = *c.max_event_us - c.lateness_us;
+    if (is_idle) {
+      idle = std::max(idle.value_or(w), w);
+    } else {
+      active = std::min(active.value_or(w), w);
+    }
+  }
+  if (!any || unknown_active) return std::nullopt;
+  return active ? active : idle;
+}
+
+std::string Shift(int64_t w, int64_t by) {
+  return std::to_string(w == kNoWatermark || w == kEndOfInput ? w : w - by);
+}
+
+class Stepper {
+ public:
+  Stepper(RunContext& ctx, DatasetStream& ds, FlowStream& f, const TriggerContext& trigger,
+          const std::map<std::string, DatasetStream*>& streams, int64_t now_ms)
+      : ctx_(ctx), ds_(ds), f_(f), flow_(*f.flow), inc_(*f.incremental), trigger_(trigger),
+        streams_(streams), now_ms_(now_ms) {}
+
+  arrow::Result<FlowStep> Run();
+
+ private:
+  arrow::Status TakeInputs();
+  arrow::Status Stateless();
+  arrow::Status PartialAggregate();
+  arrow::Status RowsAggregate();
+  arrow::Result<std::shared_ptr<arrow::Table>> Q(const std::string& sql) {
+    return Query(ctx_, flow_, sql);
+  }
+  arrow::Result<std::shared_ptr<arrow::Table>> Final(const std::shared_ptr<arrow::Table>& state);
+  arrow::Result<std::shared_ptr<arrow::Table>> Merge(const std::shared_ptr<arrow::Table>& partial);
+  arrow::Status Emit(std::shared_ptr<arrow::Table> rows);
+  arrow::Status Replace(std::shared_ptr<arrow::Table> rows);
+  arrow::Result<std::shared_ptr<arrow::Table>> DropHidden(std::shared_ptr<arrow::Table> t);
+  OutputMode Mode() const {
+    return flow_.streaming ? flow_.streaming->output_mode : OutputMode::kAppend;
+  }
+
+  RunContext& ctx_;
+  DatasetStream& ds_;
+  FlowStream& f_;
+  const Flow& flow_;
+  IncrementalFlow& inc_;
+  const TriggerContext& trigger_;
+  const std::map<std::string, DatasetStream*>& streams_;
+  int64_t now_ms_;
+  FlowStep step_;
+  std::map<std::string, std::shared_ptr<arrow::Table>> fresh_;  // per input, late rows dropped
+  int64_t fresh_rows_ = 0;
+  int64_t w_prev_ = kNoWatermark, w_now_ = kNoWatermark;
+};
+
+arrow::Status Stepper::TakeInputs() {
+  const bool stateful = inc_.plan.op != IncrementalOperator::kStateless;
+  for (const auto& in : inc_.plan.stream_inputs) {
+    if (fresh_.count(in)) continue;
+    const DatasetStream* ds = FindStream(streams_, in);
+    if (!ds) return arrow::Status::Invalid("input '", in, "' is not a stream of this run");
+    ARROW_ASSIGN_OR_RAISE(auto rows, NewRows(*ds, &inc_.consumed));
+    step_.rows_in += rows->num_rows();
+    InputClock& clock = inc_.clocks[in];
+    if (rows->num_rows() > 0) clock.last_arrival_ms = now_ms_;
+    if (!clock.column.empty() && rows->schema()->GetFieldIndex(clock.column) >= 0 &&
+        rows->num_rows() > 0) {
+      Registered r(ctx_, kIn);
+      ARROW_RETURN_NOT_OK(r.Set(rows));
+      const std::string col = QuoteIdentifier(clock.column);
+      if (stateful && w_prev_ != kNoWatermark) {
+        const std::string w = std::to_string(w_prev_);
+        ARROW_ASSIGN_OR_RAISE(
+            auto late, Q("SELECT *, " + engine::QuoteString(flow_.name) + " AS __flow, " +
+                         (w_prev_ == kEndOfInput ? "'infinity'::TIMESTAMP"
+                                                 : "make_timestamp(" + w + "::BIGINT)") +
+                         " AS __watermark FROM " + kIn + " WHERE " + Micros(col) + " < " + w));
+        if (late->num_rows() > 0) {
+          step_.late_rows += late->num_rows();
+          ARROW_ASSIGN_OR_RAISE(step_.late, Append(step_.late, late));
+          ARROW_ASSIGN_OR_RAISE(rows, Q(std::string("SELECT * FROM ") + kIn + " WHERE " + col +
+                                        " IS NULL OR " + Micros(col) + " >= " + w));
+        }
+      }
+      ARROW_ASSIGN_OR_RAISE(auto max,
+                            Q("SELECT " + Micros("max(" + col + ")") + "::BIGINT FROM " + kIn));
+      if (auto m = MaxMicros(*max)) {
+        clock.max_event_us = std::max(clock.max_event_us.value_or(*m), *m);
+      }
+    }
+    fresh_rows_ += rows->num_rows();
+    fresh_[in] = rows;
+  }
+  return arrow::Status::OK();
+}
+
+arrow::Result<std::shared_ptr<arrow::Table>> Stepper::DropHidden(std::shared_ptr<arrow::Table> t) {
+  if (!inc_.hidden_end) return t;
+  const int i = t->schema()->GetFieldIndex(kHiddenEnd);
+  if (i < 0) return t;
+  return t->RemoveColumn(i);
+}
+
+arrow::Status Stepper::Emit(std::shared_ptr<arrow::Table> rows) {
+  ARROW_ASSIGN_OR_RAISE(rows, DropHidden(std::move(rows)));
+  if (rows->num_rows() == 0) return arrow::Status::OK();
+  ARROW_ASSIGN_OR_RAISE(auto checked, CheckRows(ctx_, ds_, flow_, rows, &step_));
+  if (Mode() == OutputMode::kUpdate && inc_.plan.op != IncrementalOperator::kStateless) {
+    std::shared_ptr<arrow::Table> prev = f_.rows;
+    if (!prev) {
+      ARROW_ASSIGN_OR_RAISE(prev, EmptyLike(checked));
+    }
+    Registered r_prev(ctx_, kPrev), r_delta(ctx_, kDelta);
+    ARROW_RETURN_NOT_OK(r_prev.Set(prev));
+    ARROW_RETURN_NOT_OK(r_delta.Set(checked));
+    ARROW_ASSIGN_OR_RAISE(f_.rows,
+                          Q(engine::stream::UpsertStateSql(kPrev, kDelta, f_.update_keys)));
+    step_.delta = checked;
+    step_.rows_out = checked->num_rows();
+    return arrow::Status::OK();
+  }
+  return AddRows(f_, checked, &step_, KeepsRows(ds_));
+}
+
+arrow::Status Stepper::Replace(std::shared_ptr<arrow::Table> rows) {
+  ARROW_ASSIGN_OR_RAISE(rows, DropHidden(std::move(rows)));
+  ARROW_ASSIGN_OR_RAISE(auto checked, CheckRows(ctx_, ds_, flow_, rows, &step_));
+  ReplaceRows(f_, checked, &step_);
+  return arrow::Status::OK();
+}
+
+arrow::Status Stepper::Stateless() {
+  if (fresh_rows_ == 0) return arrow::Status::OK();
+  std::shared_ptr<arrow::Table> out;
+  {
+    InputBinding binding(ctx_, streams_);
+    for (const auto& [name, rows] : fresh_) ARROW_RETURN_NOT_OK(binding.Bind(name, rows));
+    ARROW_ASSIGN_OR_RAISE(out, Q(inc_.query_sql));
+  }
+  if (Mode() == OutputMode::kComplete) {
+    ARROW_ASSIGN_OR_RAISE(auto checked, CheckRows(ctx_, ds_, flow_, out, &step_));
+    ARROW_ASSIGN_OR_RAISE(auto all, Append(f_.rows, checked));
+    ReplaceRows(f_, all, &step_);
+    step_.rows_out = checked->num_rows();
+    return arrow::Status::OK();
+  }
+  return Emit(out);
+}
+
+arrow::Result<std::shared_ptr<arrow::Table>> Stepper::Final(
+    const std::shared_ptr<arrow::Table>& state) {
+  Registered r(ctx_, kState);
+  ARROW_RETURN_NOT_OK(r.Set(state));
+  return Q(inc_.agg.final_sql);
+}
+
+arrow::Result<std::shared_ptr<arrow::Table>> Stepper::Merge(
+    const std::shared_ptr<arrow::Table>& partial) {
+  const auto& fields = partial->schema()->fields();
+  const int groups = inc_.agg.num_groups;
+  std::string cols, keys, merged;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const std::string c = QuoteIdentifier(fields[i]->name());
+    cols += (i ? ", " : "") + c;
+    if (static_cast<int>(i) < groups) {
+      keys += (i ? ", " : "") + c;
+      merged += c + ", ";
+    } else {
+      const std::string& how = inc_.agg.merge.at(i - groups);
+      merged += "CAST(" + how + "(" + c + ") AS " + sql::DuckDbTypeName(*fields[i]->type()) +
+                ") AS " + c + ", ";
+    }
+  }
+  Registered r_partial(ctx_, kPartial), r_state(ctx_, kState);
+  ARROW_RETURN_NOT_OK(r_partial.Set(partial));
+  std::string from = "SELECT " + cols + ", true AS __new FROM " + kPartial;
+  if (inc_.partials && inc_.partials->num_rows() > 0) {
+    ARROW_RETURN_NOT_OK(r_state.Set(inc_.partials));
+    from = "SELECT " + cols + ", false AS __new FROM " + kState + " UNION ALL " + from;
+  }
+  return Q("SELECT " + merged + "bool_or(__new) AS __touched FROM (" + from + ")" +
+           (keys.empty() ? "" : " GROUP BY " + keys));
+}
+
+arrow::Status Stepper::PartialAggregate() {
+  std::shared_ptr<arrow::Table> merged = inc_.partials;
+  const bool changed = fresh_rows_ > 0;
+  if (changed) {
+    std::shared_ptr<arrow::Table> partial;
+    {
+      InputBinding binding(ctx_, streams_);
+      for (const auto& [name, rows] : fresh_) ARROW_RETURN_NOT_OK(binding.Bind(name, rows));
+      ARROW_ASSIGN_OR_RAISE(partial, Q(inc_.agg.partial_sql));
+    }
+    ARROW_ASSIGN_OR_RAISE(merged, Merge(partial));
+  }
+  if (!merged) return arrow::Status::OK();
+  const std::string& end = inc_.agg.window_end_sql;
+  const bool windowed = !end.empty();
+  const bool closes = windowed && w_now_ != kNoWatermark && w_now_ != w_prev_;
+  if (!changed && !closes && !(trigger_.input_finished && !windowed)) {
+    return arrow::Status::OK();
+  }
+  Registered r_merged(ctx_, kMerged);
+  ARROW_RETURN_NOT_OK(r_merged.Set(merged));
+  std::shared_ptr<arrow::Table> closed, open = merged;
+  if (closes) {
+    const std::string cond =
+        w_now_ == kEndOfInput ? "TRUE" : Micros(end) + " <= " + std::to_string(w_now_);
+    ARROW_ASSIGN_OR_RAISE(closed, Q(std::string("SELECT * FROM ") + kMerged + " WHERE " + cond));
+    ARROW_ASSIGN_OR_RAISE(
+        open, Q(std::string("SELECT * FROM ") + kMerged + " WHERE NOT (" + cond + ")"));
+  }
+  switch (Mode()) {
+    case OutputMode::kAppend:
+      if (closed && closed->num_rows() > 0) {
+        ARROW_ASSIGN_OR_RAISE(auto rows, Final(closed));
+        ARROW_RETURN_NOT_OK(Emit(rows));
+      } else if (!windowed && trigger_.input_finished) {
+        ARROW_ASSIGN_OR_RAISE(auto rows, Final(merged));
+        ARROW_RETURN_NOT_OK(Emit(rows));
+      }
+      break;
+    case OutputMode::kUpdate:
+      if (changed) {
+        ARROW_ASSIGN_OR_RAISE(auto touched,
+                              Q(std::string("SELECT * FROM ") + kMerged + " WHERE __touched"));
+        ARROW_ASSIGN_OR_RAISE(auto rows, Final(touched));
+        ARROW_RETURN_NOT_OK(Emit(rows));
+      }
+      break;
+    case OutputMode::kComplete: {
+      if (closed && closed->num_rows() > 0) {
+        ARROW_ASSIGN_OR_RAISE(auto rows, Final(closed));
+        ARROW_ASSIGN_OR_RAISE(rows, DropHidden(rows));
+        ARROW_ASSIGN_OR_RAISE(inc_.closed, Append(inc_.closed, rows));
+      }
+      ARROW_ASSIGN_OR_RAISE(auto rows, Final(open));
+      ARROW_ASSIGN_OR_RAISE(rows, Append(inc_.closed, rows));
+      ARROW_RETURN_NOT_OK(Replace(rows));
+      break;
+    }
+  }
+  inc_.partials = open;
+  return arrow::Status::OK();
+}
+
+arrow::Status Stepper::RowsAggregate() {
+  const std::string& input = inc_.plan.stream_inputs.front();
+  if (fresh_rows_ > 0) {
+    ARROW_ASSIGN_OR_RAISE(inc_.kept, Append(inc_.kept, fresh_[input]));
+  }
+  const bool windowed = !inc_.end_expr.empty();
+  const bool closes = windowed && w_now_ != kNoWatermark && w_now_ != w_prev_;
+  if (!inc_.kept || (fresh_rows_ == 0 && !closes && !trigger_.input_finished)) {
+    return arrow::Status::OK();
+  }
+  InputBinding binding(ctx_, streams_);
+  ARROW_RETURN_NOT_OK(binding.Bind(input, inc_.kept));
+  ARROW_ASSIGN_OR_RAISE(auto result, Q(inc_.query_sql));
+  Registered r_result(ctx_, kResult);
+  ARROW_RETURN_NOT_OK(r_result.Set(result));
+  // A session closes once W passes its end (a row at the end still joins it).
+  const int64_t strict = inc_.session ? 1 : 0;
+  const std::string wp = Shift(w_prev_, strict), wn = Shift(w_now_, strict);
+  const std::string& end = inc_.end_expr;
+  if (!windowed) {
+    if (Mode() == OutputMode::kComplete) return Replace(result);
+    if (Mode() == OutputMode::kAppend) {
+      return trigger_.input_finished ? Emit(result) : arrow::Status::OK();
+    }
+  }
+  const std::string open_cond =
+      w_prev_ == kNoWatermark ? "TRUE" : Micros(end) + " > " + wp;
+  switch (Mode()) {
+    case OutputMode::kAppend: {
+      ARROW_ASSIGN_OR_RAISE(auto rows, Q(engine::stream::WindowedAppendDeltaSql(
+                                           kResult, end, std::stoll(wp), std::stoll(wn))));
+      ARROW_RETURN_NOT_OK(Emit(rows));
+      break;
+    }
+    case OutputMode::kUpdate: {
+      ARROW_ASSIGN_OR_RAISE(
+          auto candidates,
+          Q(std::string("SELECT * FROM ") + kResult + (windowed ? " WHERE " + open_cond : "")));
+      ARROW_ASSIGN_OR_RAISE(candidates, DropHidden(candidates));
+      std::shared_ptr<arrow::Table> prev = f_.rows;
+      if (!prev) {
+        ARROW_ASSIGN_OR_RAISE(prev, EmptyLike(candidates));
+      }
+      Registered r_now(ctx_, kDelta), r_prev(ctx_, kPrev);
+      ARROW_RETURN_NOT_OK(r_now.Set(candidates));
+      ARROW_RETURN_NOT_OK(r_prev.Set(prev));
+      ARROW_ASSIGN_OR_RAISE(auto rows, Q(engine::stream::UpdateDeltaSql(kDelta, kPrev)));
+      ARROW_RETURN_NOT_OK(Emit(rows));
+      break;
+    }
+    case OutputMode::kComplete: {
+      ARROW_ASSIGN_OR_RAISE(auto now_closed, Q(engine::stream::WindowedAppendDeltaSql(
+                                                 kResult, end, std::stoll(wp), std::stoll(wn))));
+      ARROW_ASSIGN_OR_RAISE(now_closed, DropHidden(now_closed));
+      ARROW_ASSIGN_OR_RAISE(inc_.closed, Append(inc_.closed, now_closed));
+      const std::string still_open =
+          w_now_ == kNoWatermark ? "TRUE"
+          : w_now_ == kEndOfInput ? "FALSE"
+                                  : Micros(end) + " > " + wn;
+      ARROW_ASSIGN_OR_RAISE(auto open,
+                            Q(std::string("SELECT * FROM ") + kResult + " WHERE " + still_open));
+      ARROW_ASSIGN_OR_RAISE(open, DropHidden(open));
+      ARROW_ASSIGN_OR_RAISE(auto rows, Append(inc_.closed, open));
+      ARROW_RETURN_NOT_OK(Replace(rows));
+      break;
+    }
+  }
+  if (!windowed || w_now_ == kNoWatermark) return arrow::Status::OK();
+  // Rows whose windows have all closed leave the state.
+  if (w_now_ == kEndOfInput) {
+    ARROW_ASSIGN_OR_RAISE(inc_.kept, EmptyLike(inc_.kept));
+    return arrow::Status::OK();
+  }
+  const plan::WindowInfo& w = inc_.plan.window->window;
+  std::string keep;
+  if (inc_.session) {
+    std::string cols, session_end;
+    for (const auto& c : w.output_columns) {
+      cols += (cols.empty() ? "" : ", ") + QuoteIdentifier(c);
+    }
+    session_end = w.from_table_function ? "window_end"
+                                        : "struct_extract(" + QuoteIdentifier(w.output_columns[0]) +
+                                              ", 'end')";
+    keep = "SELECT * EXCLUDE (" + cols + ") FROM (" + inc_.plan.window->sql +
+           ") AS __s WHERE " + Micros(session_end) + " >= " + std::to_string(w_now_);
+  } else {
+    const std::string t = Micros(w.time_column);
+    const int64_t slide = w.slide_us > 0 ? w.slide_us : w.size_us;
+    const std::string s = std::to_string(slide), off = std::to_string(w.offset_us);
+    keep = "SELECT * FROM " + QuoteIdentifier(input) + " WHERE " + t + " - (((" + t + " - " + off +
+           ") % " + s + ") + " + s + ") % " + s + " + " + std::to_string(w.size_us) + " > " +
+           std::to_string(w_now_);
+  }
+  ARROW_ASSIGN_OR_RAISE(inc_.kept, Q(keep));
+  return arrow::Status::OK();
+}
+
+arrow::Result<FlowStep> Stepper::Run() {
+  w_prev_ = inc_.watermark_us.value_or(kNoWatermark);
+  ARROW_RETURN_NOT_OK(TakeInputs());
+  bool has_clock = false;
+  for (const auto& [n, c] : inc_.clocks) has_clock |= !c.column.empty();
+  if (trigger_.input_finished) {
+    w_now_ = kEndOfInput;
+  } else if (auto w = Combine(inc_.clocks, now_ms_)) {
+    w_now_ = std::max(w_prev_, *w);
+  } else {
+    w_now_ = w_prev_;
+  }
+  if (w_now_ != kNoWatermark) inc_.watermark_us = w_now_;
+  if (has_clock || trigger_.input_finished) {
+    if (w_now_ != kNoWatermark) step_.watermark_us = w_now_;
+  }
+  switch (inc_.plan.op) {
+    case IncrementalOperator::kStateless:
+      ARROW_RETURN_NOT_OK(Stateless());
+      break;
+    case IncrementalOperator::kPartialAggregate:
+      ARROW_RETURN_NOT_OK(PartialAggregate());
+      break;
+    case IncrementalOperator::kRowsAggregate:
+      ARROW_RETURN_NOT_OK(RowsAggregate());
+      break;
+  }
+  return step_;
+}
+
+int64_t TableBytes(const std::shared_ptr<arrow::Table>& t) {
+  if (!t) return 0;
+  int64_t n = 0;
+  for (const auto& col : t->columns()) {
+    for (const auto& chunk : col->chunks()) {
+      for (const auto& buf : chunk->data()->buffers) n += buf ? buf->size() : 0;
+    }
+  }
+  return n;
+}
+
+}  // namespace
+
+int64_t IncrementalFlow::StateRows() const {
+  return (partials ? partials->num_rows() : 0) + (kept ? kept->num_rows() : 0);
+}
+
+int64_t IncrementalFlow::StateBytes() const { return TableBytes(partials) + TableBytes(kept); }
+
+arrow::Result<std::shared_ptr<IncrementalFlow>> MakeIncrementalFlow(
+    RunContext& ctx, const FlowStream& f, const std::map<std::string, DatasetStream*>& streams,
+    int64_t now_ms, std::string* fallback) {
+  const Flow& flow = *f.flow;
+  fallback->clear();
+  switch (f.shape) {
+    case FlowShape::kSource:
+    case FlowShape::kOnce:
+      return nullptr;  // already incremental / runs once
+    case FlowShape::kCdc:
+      *fallback = "AUTO CDC: incremental change application comes in the next release";
+      return nullptr;
+    default:
+      break;
+  }
+  ARROW_ASSIGN_OR_RAISE(auto root, sql::PlanQuery(flow.sql));
+  auto inc = std::make_shared<IncrementalFlow>();
+  inc->root = root;
+  auto is_stream = [&](const std::string& name) { return FindStream(streams, name) != nullptr; };
+  int64_t size_us = 0;
+  if (const plan::PlanNode* agg = plan::RowPathAggregate(*root)) {
+    if (agg->kind == plan::NodeKind::kAggregate) {
+      if (const plan::PlanNode* w = plan::AggregateWindow(*agg)) size_us = w->window.size_us;
+    }
+  }
+  // The output names of the SELECT list (the plan binds them): a grouping
+  // key or aggregate replaced by a state column keeps its name.
+  std::vector<std::string> names;
+  const plan::PlanNode* project = root.get();
+  if (project->kind == plan::NodeKind::kSort && !project->inputs.empty()) {
+    project = project->input();
+  }
+  if (project->kind == plan::NodeKind::kProject) {
+    for (const auto& e : project->exprs) names.push_back(e.OutputName());
+  }
+  auto decomposable = [&]() -> arrow::Status {
+    auto d = sql::DecomposeAggregation(flow.sql, kState, nullptr, size_us, names);
+    if (!d.ok()) return d.status();
+    inc->agg = *d;
+    return arrow::Status::OK();
+  };
+  inc->plan = engine::stream::PlanIncremental(*root, is_stream, decomposable);
+  if (!inc->plan.runnable) {
+    *fallback = inc->plan.fallback;
+    return nullptr;
+  }
+  for (const auto& in : inc->plan.stream_inputs) {
+    const DatasetStream* ds = FindStream(streams, in);
+    if (ds->dataset->kind == DatasetKind::kView ||
+        ds->dataset->kind == DatasetKind::kTemporaryView) {
+      *fallback = "Scan " + in + ": a view over streams is read whole (read its streams instead)";
+      return nullptr;
+    }
+    for (const FlowStream& g : ds->flows) {
+      if (!AppendOnly(g.shape)) {
+        *fallback = "Scan " + in + ": flow '" + g.flow->name + "' writes it in " +
+                    ShapeName(g.shape) + " mode, so it is not an append-only stream";
+        return nullptr;
+      }
+    }
+    InputClock clock;
+    if (auto wm = WatermarkFor(*ctx.pipeline, flow, ds->dataset->name, ds->schema)) {
+      clock.column = wm->event_time_column;
+      clock.lateness_us = wm->allowed_lateness_ms * 1000;
+      clock.idle_ms = wm->idle_timeout_ms;
+    }
+    clock.last_arrival_ms = now_ms;
+    inc->clocks[in] = clock;
+  }
+  ARROW_ASSIGN_OR_RAISE(inc->query_sql, TranslateFlowSql(flow));
+  if (inc->plan.op == IncrementalOperator::kPartialAggregate && inc->plan.window &&
+      inc->agg.window_end_sql.empty()) {
+    *fallback = "Aggregate: its window is not among the grouping keys in a form thund reads";
+    return nullptr;
+  }
+  if (inc->plan.op == IncrementalOperator::kRowsAggregate && inc->plan.window) {
+    inc->session = inc->plan.window->window.shape == plan::WindowShape::kSession;
+    if (auto end = engine::stream::PlanWindowEnd(*root)) {
+      inc->end_expr = *end;
+    } else {
+      auto with_end = sql::WithWindowEndColumn(flow.sql, kHiddenEnd);
+      if (!with_end.ok()) {
+        *fallback = "Aggregate: the window end cannot be carried (" +
+                    with_end.status().message() + ")";
+        return nullptr;
+      }
+      inc->query_sql = *with_end;
+      inc->end_expr = QuoteIdentifier(kHiddenEnd);
+      inc->hidden_end = true;
+    }
+  }
+  return inc;
+}
+
+std::string IncrementalStateJson(const IncrementalFlow& inc) {
+  Json j = Json::object();
+  j["operator"] = engine::stream::Name(inc.plan.op);
+  j["consumed"] = inc.consumed;
+  if (inc.watermark_us) j["watermark_us"] = *inc.watermark_us;
+  Json clocks = Json::object();
+  for (const auto& [name, c] : inc.clocks) {
+    if (c.max_event_us) clocks[name] = *c.max_event_us;
+  }
+  j["max_event_us"] = clocks;
+  return j.dump();
+}
+
+arrow::Status RestoreIncrementalState(const std::string& json, IncrementalFlow* inc) {
+  try {
+    Json j = Json::parse(json);
+    if (j.value("operator", std::string()) != engine::stream::Name(inc->plan.op)) {
+      return arrow::Status::Invalid("the flow's incremental operator changed (was ",
+                                    j.value("operator", std::string("?")), ", now ",
+                                    engine::stream::Name(inc->plan.op), ")");
+    }
+    inc->consumed = j.at("consumed").get<std::map<std::string, int64_t>>();
+    if (j.contains("watermark_us")) inc->watermark_us = j.at("watermark_us").get<int64_t>();
+    for (const auto& [name, v] : j.at("max_event_us").items()) {
+      auto it = inc->clocks.find(name);
+      if (it != inc->clocks.end()) it->second.max_event_us = v.get<int64_t>();
+    }
+  } catch (const std::exception& e) {
+    return arrow::Status::Invalid("incremental state is damaged (", e.what(), ")");
+  }
+  return arrow::Status::OK();
+}
+
+arrow::Result<FlowStep> StepIncremental(RunContext& ctx, DatasetStream& ds, FlowStream& f,
+                                        const TriggerContext& trigger,
+                                        const std::map<std::string, DatasetStream*>& streams,
+                                        int64_t now_ms) {
+  Stepper s(ctx, ds, f, trigger, streams, now_ms);
+  return s.Run();
+}
+
+}  // namespace thund::native

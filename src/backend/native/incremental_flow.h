@@ -1,0 +1,94 @@
+// Internal: one trigger of a streaming flow in the incremental mode.
+//
+// Per trigger the flow takes only the rows its streaming inputs gained since
+// the previous trigger (FlowStream::recent of the flows writing them, or a
+// slice of their rows after a restart), never what it saw before:
+//  1. Event time. Per input, the largest event time seen and when rows last
+//     arrived. The flow's watermark W is the minimum over its inputs that are
+//     not idle of (largest event time - allowed lateness); an input silent
+//     for longer than its idle_timeout stops holding W back; W never moves
+//     backwards. Inputs without an event-time column do not take part.
+//  2. Late rows. For a stateful operator, rows whose event time is below W
+//     as it stood before this trigger are dropped (counted; FlowStep::late
+//     carries them for a late-rows table). A NULL event time is never late.
+//  3. The operator (engine/stream/incremental_plan.h):
+//     kStateless: the query over the new rows; Complete accumulates them.
+//     kPartialAggregate: DuckDB computes the partials of the new rows, merged
+//       into the state (one row per open (window, group)); windows whose end
+//       W passed are emitted (Append), the groups the new rows touched are
+//       emitted (Update), or the whole result is (Complete); closed windows
+//       leave the state.
+//     kRowsAggregate: the rows of open windows are kept and aggregated by the
+//       query itself; session windows merge there, per key.
+//  When every source is exhausted W is +infinity: every window is emitted,
+//  and the result equals the batch query over the rows that were not late.
+//
+// State (IncrementalFlow below) is explicit: what each input's rows were
+// taken up to, the event-time clocks, W, and three tables (partials, kept
+// rows, closed windows' results). It is committed with the flow's dataset
+// version (stream_state.cc), so a rerun resumes exactly.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "backend/native/stream_flow.h"
+#include "engine/stream/incremental_plan.h"
+#include "sql/sql_analysis.h"
+
+namespace thund::native {
+
+// The event-time clock of one streaming input of a flow.
+struct InputClock {
+  std::string column;               // the event-time column ("" = none)
+  int64_t lateness_us = 0;
+  std::optional<int64_t> idle_ms;   // idle_timeout
+  std::optional<int64_t> max_event_us;  // the largest event time seen
+  int64_t last_arrival_ms = 0;      // processing time rows last arrived
+};
+
+struct IncrementalFlow {
+  plan::PlanPtr root;
+  engine::stream::IncrementalPlan plan;
+  sql::AggregateDecomposition agg;  // kPartialAggregate
+  std::string query_sql;            // the flow's DuckDB SQL (kRowsAggregate: + hidden end)
+  std::string end_expr;             // kRowsAggregate: window end over the query's output
+  bool hidden_end = false;          // query_sql carries the window end as a hidden column
+  bool session = false;
+  // State.
+  std::map<std::string, int64_t> consumed;  // "<input>/<flow>" -> rows taken
+  std::map<std::string, InputClock> clocks;  // per streaming input
+  std::optional<int64_t> watermark_us;
+  std::shared_ptr<arrow::Table> partials;  // kPartialAggregate
+  std::shared_ptr<arrow::Table> kept;      // kRowsAggregate
+  std::shared_ptr<arrow::Table> closed;    // Complete: results of closed windows
+
+  // The state tables by name, for persisting.
+  std::map<std::string, std::shared_ptr<arrow::Table>*> Tables() {
+    return {{"partials", &partials}, {"kept", &kept}, {"closed", &closed}};
+  }
+  int64_t StateRows() const;
+  int64_t StateBytes() const;
+};
+
+// Prepares the incremental operator of `f` (in a dataset of the loop), or
+// nullopt with `*fallback` set to why the flow runs in Recompute mode.
+// `streams` are the loop's datasets; `now_ms` is the processing time.
+arrow::Result<std::shared_ptr<IncrementalFlow>> MakeIncrementalFlow(
+    RunContext& ctx, const FlowStream& f, const std::map<std::string, DatasetStream*>& streams,
+    int64_t now_ms, std::string* fallback);
+
+// State to and from `_stream.json` (tables are written and read by the caller
+// under the names Tables() gives; `table_files` maps a name to its file).
+std::string IncrementalStateJson(const IncrementalFlow& inc);
+arrow::Status RestoreIncrementalState(const std::string& json, IncrementalFlow* inc);
+
+// One trigger of an incremental flow.
+arrow::Result<FlowStep> StepIncremental(RunContext& ctx, DatasetStream& ds, FlowStream& f,
+                                        const TriggerContext& trigger,
+                                        const std::map<std::string, DatasetStream*>& streams,
+                                        int64_t now_ms);
+
+}  // namespace thund::native

@@ -1,0 +1,325 @@
+#include "engine/stream/incremental_plan.h"
+
+#include <arrow/status.h>
+
+namespace thund::engine::stream {
+namespace {
+
+using plan::Expr;
+using plan::ExprKind;
+using plan::NodeKind;
+using plan::PlanNode;
+
+bool HasKind(const Expr& e, ExprKind k) {
+  if (e.kind == k) return true;
+  for (const auto& a : e.args) {
+    if (HasKind(a, k)) return true;
+  }
+  return e.filter && HasKind(*e.filter, k);
+}
+
+const Expr* FindKind(const std::vector<Expr>& exprs, ExprKind k) {
+  for (const auto& e : exprs) {
+    if (e.kind == k) return &e;
+    if (const Expr* in = FindKind(e.args, k)) return in;
+  }
+  return nullptr;
+}
+
+// The first expression subquery in `e`.
+const PlanNode* Subquery(const Expr& e) {
+  if (e.kind == ExprKind::kSubquery && e.subquery) return e.subquery.get();
+  for (const auto& a : e.args) {
+    if (const PlanNode* s = Subquery(a)) return s;
+  }
+  return e.filter ? Subquery(*e.filter) : nullptr;
+}
+
+std::string Label(const PlanNode& n) {
+  std::string out = plan::Name(n.kind);
+  if (n.kind == NodeKind::kScan) out += " " + n.scan.Joined();
+  if (n.kind == NodeKind::kJoin) out += std::string(" ") + plan::Name(n.join.kind);
+  if (n.kind == NodeKind::kOpaque) out += " (" + n.opaque_reason + ")";
+  if (n.pos.known()) out += " at " + std::to_string(n.pos.line) + ":" + std::to_string(n.pos.column);
+  return out;
+}
+
+class Classifier {
+ public:
+  Classifier(const std::function<bool(const std::string&)>& is_stream, IncrementalPlan* out)
+      : is_stream_(is_stream), out_(out) {}
+
+  // Whether the subtree reads a stream (any scan of one).
+  bool ReadsStream(const PlanNode& n) const {
+    if (n.kind == NodeKind::kScan && n.scan.kind == plan::ScanKind::kDataset &&
+        is_stream_(n.scan.Joined())) {
+      return true;
+    }
+    for (const auto& in : n.inputs) {
+      if (ReadsStream(*in)) return true;
+    }
+    return false;
+  }
+
+  // Checks that `n` is stateless over its streams and records each node's
+  // operator. Returns false (with out_->fallback set) when it is not.
+  bool Stateless(const PlanNode& n, int depth, bool generated) {
+    NodeOperator op{&n, depth, "", ""};
+    auto fail = [&](const std::string& why) {
+      out_->fallback = Label(n) + ": " + why;
+      return false;
+    };
+    for (const Expr* e : Exprs(n)) {
+      if (const PlanNode* s = Subquery(*e); s && ReadsStream(*s)) {
+        return fail("a subquery over a stream needs all its rows");
+      }
+    }
+    switch (n.kind) {
+      case NodeKind::kScan:
+        if (n.scan.kind == plan::ScanKind::kDataset && is_stream_(n.scan.Joined())) {
+          op.op = "stream scan: each trigger's new rows";
+          streams_.push_back(n.scan.Joined());
+        } else {
+          op.op = "static scan: read whole";
+        }
+        break;
+      case NodeKind::kFilter:
+        op.op = "stateless filter";
+        break;
+      case NodeKind::kProject:
+        if (!generated && ReadsStream(n)) {
+          if (const Expr* w = FindKind(n.exprs, ExprKind::kWindowFunction)) {
+            return fail("window function " + w->sql + " needs every row of its partition");
+          }
+        }
+        op.op = "stateless projection";
+        break;
+      case NodeKind::kValues:
+        op.op = "constant rows";
+        break;
+      case NodeKind::kSort:
+        op.op = "sort (rows are unordered in a stream: ignored per trigger)";
+        break;
+      case NodeKind::kWindowAssign:
+        if (n.window.shape == plan::WindowShape::kSession) {
+          return fail("a session window outside an aggregation");
+        }
+        op.op = std::string("stateless ") + plan::Name(n.window.shape) + " window assignment";
+        generated = true;
+        break;
+      case NodeKind::kUnion:
+        if (n.set_op != plan::SetOp::kUnionAll && n.set_op != plan::SetOp::kUnionAllByName &&
+            ReadsStream(n)) {
+          return fail(std::string(plan::Name(n.set_op)) +
+                      " compares rows across triggers (use UNION ALL, or wait for "
+                      "deduplication in the next release)");
+        }
+        op.op = "union of streams (UNION ALL)";
+        break;
+      case NodeKind::kJoin: {
+        int streaming = 0;
+        for (const auto& in : n.inputs) streaming += ReadsStream(*in) ? 1 : 0;
+        if (streaming > 1) {
+          return fail("a join of two streams keeps both sides' rows (stream-stream joins come "
+                      "in the next release)");
+        }
+        const bool left_stream = !n.inputs.empty() && ReadsStream(*n.inputs[0]);
+        const auto k = n.join.kind;
+        const bool ok = k == plan::JoinKind::kInner || k == plan::JoinKind::kCross ||
+                        k == plan::JoinKind::kSemi || k == plan::JoinKind::kAnti ||
+                        (k == plan::JoinKind::kLeft && left_stream) ||
+                        (k == plan::JoinKind::kRight && !left_stream) || streaming == 0;
+        if (!ok) return fail("an outer join whose preserved side is static needs every stream row");
+        op.op = streaming ? "stream-static join: each new stream row against the static side"
+                          : "static join";
+        break;
+      }
+      case NodeKind::kAggregate:
+        if (ReadsStream(n)) return fail("an aggregation below the outermost SELECT block");
+        op.op = "static aggregation";
+        break;
+      case NodeKind::kDistinct:
+        if (ReadsStream(n)) {
+          return fail("SELECT DISTINCT keeps every distinct row (deduplication comes in the "
+                      "next release)");
+        }
+        op.op = "static distinct";
+        break;
+      case NodeKind::kLimit:
+        if (ReadsStream(n)) return fail("LIMIT over a stream has no incremental meaning");
+        op.op = "static limit";
+        break;
+      case NodeKind::kOpaque:
+        if (ReadsStream(n)) return fail("thund cannot see into this construct");
+        op.op = "static";
+        break;
+    }
+    out_->nodes.push_back(op);
+    for (const auto& in : n.inputs) {
+      if (!Stateless(*in, depth + 1, generated)) return false;
+    }
+    return true;
+  }
+
+  std::vector<std::string> streams_;
+
+ private:
+  static std::vector<const Expr*> Exprs(const PlanNode& n) {
+    std::vector<const Expr*> out;
+    for (const auto& e : n.exprs) out.push_back(&e);
+    for (const auto& e : n.group_keys) out.push_back(&e);
+    for (const auto& e : n.aggregates) out.push_back(&e);
+    if (n.predicate) out.push_back(&*n.predicate);
+    return out;
+  }
+
+  const std::function<bool(const std::string&)>& is_stream_;
+  IncrementalPlan* out_;
+};
+
+std::string AggregateNames(const PlanNode& agg) {
+  std::string out;
+  for (const auto& a : agg.aggregates) out += (out.empty() ? "" : ", ") + a.sql;
+  return out;
+}
+
+}  // namespace
+
+const char* Name(IncrementalOperator op) {
+  switch (op) {
+    case IncrementalOperator::kStateless:
+      return "stateless";
+    case IncrementalOperator::kPartialAggregate:
+      return "partial aggregate";
+    case IncrementalOperator::kRowsAggregate:
+      return "rows aggregate";
+  }
+  return "?";
+}
+
+IncrementalPlan PlanIncremental(const PlanNode& root,
+                                const std::function<bool(const std::string&)>& is_stream,
+                                const std::function<arrow::Status()>& decomposable) {
+  IncrementalPlan out;
+  Classifier c(is_stream, &out);
+  const PlanNode* agg = plan::RowPathAggregate(root);
+  if (!agg) {
+    out.runnable = c.Stateless(root, 0, false);
+    out.stream_inputs = c.streams_;
+    out.op = IncrementalOperator::kStateless;
+    return out;
+  }
+  // The aggregation must be the outermost SELECT block:
+  // [Sort] Project [Filter having] Aggregate.
+  std::vector<const PlanNode*> chain;
+  const PlanNode* n = &root;
+  while (n && n != agg) {
+    chain.push_back(n);
+    n = n->inputs.size() == 1 ? n->input() : nullptr;
+  }
+  size_t i = 0;
+  if (i < chain.size() && chain[i]->kind == NodeKind::kSort) ++i;
+  bool shape_ok = n == agg && i < chain.size() && chain[i]->kind == NodeKind::kProject;
+  if (shape_ok) ++i;
+  if (shape_ok && i < chain.size() && chain[i]->kind == NodeKind::kFilter &&
+      chain[i]->filter_clause == "having") {
+    ++i;
+  }
+  shape_ok = shape_ok && i == chain.size();
+  if (!shape_ok || agg->kind != NodeKind::kAggregate) {
+    const PlanNode* at = (!chain.empty() && i < chain.size()) ? chain[i] : agg;
+    out.fallback = Label(*at) + ": aggregate " + (agg->kind == NodeKind::kAggregate
+                                                      ? AggregateNames(*agg)
+                                                      : std::string("(PIVOT)")) +
+                   " is not the outermost SELECT block (the incremental aggregate runs there)";
+    return out;
+  }
+  if (agg->grouping_sets) {
+    out.fallback = Label(*agg) + ": grouping sets (ROLLUP, CUBE, GROUPING SETS) aggregate " +
+                   "each set apart";
+    return out;
+  }
+  for (size_t k = 0; k < chain.size(); ++k) {
+    NodeOperator op{chain[k], static_cast<int>(k), "", ""};
+    op.op = chain[k]->kind == NodeKind::kFilter ? "HAVING over each emitted group"
+            : chain[k]->kind == NodeKind::kProject ? "projection of each emitted group"
+                                                   : "sort (ignored per trigger)";
+    out.nodes.push_back(op);
+  }
+  const size_t agg_index = out.nodes.size();
+  out.nodes.push_back({agg, static_cast<int>(chain.size()), "", ""});
+  out.aggregate = agg;
+  out.window = plan::AggregateWindow(*agg);
+  // The aggregation's input must be stateless over its streams.
+  if (!c.Stateless(*agg->input(), static_cast<int>(chain.size()) + 1, false)) {
+    // A session window under the aggregation is the aggregate's own.
+    if (!out.window || out.window->window.shape != plan::WindowShape::kSession) return out;
+    out.fallback.clear();
+    out.nodes.resize(agg_index + 1);
+  }
+  out.stream_inputs = c.streams_;
+  const bool session = out.window && out.window->window.shape == plan::WindowShape::kSession;
+  arrow::Status verdict = session ? arrow::Status::NotImplemented("session windows merge")
+                                  : decomposable();
+  if (verdict.ok()) {
+    out.op = IncrementalOperator::kPartialAggregate;
+  } else if (verdict.IsNotImplemented()) {
+    std::vector<std::string> streams;
+    for (const auto& s : c.streams_) {
+      if (std::find(streams.begin(), streams.end(), s) == streams.end()) streams.push_back(s);
+    }
+    if (session) {
+      // The session assignment sits in the window node's subtree; its scan
+      // is the stream it keeps.
+      streams.clear();
+      for (const auto* scan : plan::PlanInputs(*agg)) {
+        if (scan->kind == plan::ScanKind::kDataset && is_stream(scan->Joined())) {
+          streams.push_back(scan->Joined());
+        }
+      }
+      out.stream_inputs = streams;
+    }
+    if (streams.size() != 1) {
+      out.fallback = Label(*agg) + ": aggregate " + AggregateNames(*agg) + " (" +
+                     verdict.message() + ") keeps rows, which needs exactly one stream input";
+      return out;
+    }
+    out.op = IncrementalOperator::kRowsAggregate;
+  } else {
+    out.fallback = Label(*agg) + ": " + verdict.message();
+    return out;
+  }
+  NodeOperator& a = out.nodes[agg_index];
+  const std::string per = out.window ? "(window, group)" : "group";
+  if (out.op == IncrementalOperator::kPartialAggregate) {
+    a.op = "partial aggregate: DuckDB pre-aggregates each trigger's new rows, partials merge "
+           "into the state";
+    a.state = "one row of partials per " + per +
+              (out.window ? "; a window leaves when the watermark passes its end"
+                          : "; kept for the stream's life");
+  } else {
+    a.op = "rows aggregate: aggregates the kept rows when groups are emitted";
+    a.state = out.window ? "the input rows of open windows; rows leave when all their windows "
+                           "close"
+                         : "every input row (no window bounds the state)";
+  }
+  if (session) {
+    out.nodes.push_back({out.window, a.depth + 1, "session windows merged per key over the kept "
+                                                  "rows", ""});
+  }
+  out.runnable = true;
+  return out;
+}
+
+std::string DescribeIncremental(const IncrementalPlan& p) {
+  if (!p.runnable) return "falls back to Recompute: " + p.fallback + "\n";
+  std::string out;
+  for (const auto& n : p.nodes) {
+    out += std::string(2 * n.depth, ' ') + plan::Name(n.node->kind) + "  -> " + n.op;
+    if (!n.state.empty()) out += "; state: " + n.state;
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace thund::engine::stream

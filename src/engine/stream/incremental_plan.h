@@ -1,0 +1,66 @@
+// Which incremental operators run a streaming flow's logical plan, or why the
+// flow falls back to Recompute mode.
+//
+// The incremental mode runs three operator shapes (see docs/streaming.md):
+//  * kStateless: the plan only filters, projects, unions streams (UNION ALL)
+//    and joins one stream with static relations. Each trigger runs the
+//    query over the trigger's new rows only: O(new rows), no state.
+//  * kPartialAggregate: the outermost SELECT block is a GROUP BY aggregation
+//    of decomposable aggregates over a stateless input, optionally grouped by
+//    a tumbling or hopping window. DuckDB pre-aggregates each trigger's new
+//    rows into partials per (window, group); the operator merges them into
+//    its state, one row per open (window, group); closed windows leave it.
+//  * kRowsAggregate: the same aggregation where an aggregate is not
+//    decomposable (median, string_agg, count(DISTINCT ...)) or the window is a
+//    session window: the operator keeps the rows of open windows (of its one
+//    streaming input) and aggregates them when asked; rows whose windows all
+//    closed leave it. Without a window it keeps every row.
+// Anything else falls back, with `fallback` naming the node and the construct.
+//
+// Pure: reads the plan only. Pointers refer into the plan passed in, which
+// must outlive the result.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "thund/plan.h"
+
+namespace thund::engine::stream {
+
+enum class IncrementalOperator { kStateless, kPartialAggregate, kRowsAggregate };
+const char* Name(IncrementalOperator op);
+
+// What one plan node becomes in the incremental mode, for `thund explain`.
+struct NodeOperator {
+  const plan::PlanNode* node = nullptr;
+  int depth = 0;
+  std::string op;     // "stateless filter", "partial aggregate", ...
+  std::string state;  // "" = none; else what the operator keeps
+};
+
+struct IncrementalPlan {
+  bool runnable = false;
+  std::string fallback;  // when !runnable: "<Node> <construct>: <why>"
+  IncrementalOperator op = IncrementalOperator::kStateless;
+  const plan::PlanNode* aggregate = nullptr;  // the aggregation (aggregate ops)
+  const plan::PlanNode* window = nullptr;     // its window assignment, or null
+  std::vector<std::string> stream_inputs;     // the streaming datasets read
+  std::vector<NodeOperator> nodes;            // pre-order
+};
+
+// `is_stream(name)` tells whether a scanned dataset is a stream in this run
+// (a streaming dataset of the trigger loop). `decomposable` is the SQL
+// frontend's verdict on the aggregation (OK, or NotImplemented naming the
+// aggregate that cannot be decomposed); only asked when the plan aggregates.
+IncrementalPlan PlanIncremental(const plan::PlanNode& root,
+                                const std::function<bool(const std::string&)>& is_stream,
+                                const std::function<arrow::Status()>& decomposable);
+
+// One line per node: "<indent><Node>  -> <op>[; state: <state>]", or the
+// fallback reason.
+std::string DescribeIncremental(const IncrementalPlan& p);
+
+}  // namespace thund::engine::stream
