@@ -41,7 +41,9 @@ arrow::Result<std::optional<int64_t>> CurrentWatermark(
     }
   }
   if (!wm) return std::nullopt;
-  std::optional<int64_t> max_us;
+  // The slowest input gates progress: the minimum over inputs of their
+  // largest event time.
+  std::optional<int64_t> min_us;
   for (const auto& in : inputs) {
     auto it = streams.find(in);
     if (it == streams.end() || !it->second->schema) continue;
@@ -51,15 +53,18 @@ arrow::Result<std::optional<int64_t>> CurrentWatermark(
                                 "SELECT epoch_us(max(" + QuoteIdentifier(wm->event_time_column) +
                                     "))::BIGINT AS m FROM " + QuoteIdentifier(in)));
     auto col = t->column(0);
+    std::optional<int64_t> max_us;
     for (int c = 0; c < col->num_chunks(); ++c) {
       auto arr = std::static_pointer_cast<arrow::Int64Array>(col->chunk(c));
       for (int64_t i = 0; i < arr->length(); ++i) {
         if (arr->IsValid(i)) max_us = std::max(max_us.value_or(arr->Value(i)), arr->Value(i));
       }
     }
+    if (!max_us) return std::nullopt;  // an input without event times holds W back
+    min_us = std::min(min_us.value_or(*max_us), *max_us);
   }
-  if (!max_us) return std::nullopt;
-  return *max_us - wm->allowed_lateness_ms * 1000;
+  if (!min_us) return std::nullopt;
+  return *min_us - wm->allowed_lateness_ms * 1000;
 }
 
 // Runs `sql` over `now` (as kNow) and `prev` (as kPrev; null = no rows yet).
