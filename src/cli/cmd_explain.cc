@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/loaded.h"
 #include "engine/stream/generator_source.h"
+#include "engine/stream/incremental_plan.h"
 #include "sql/sql_analysis.h"
 #include "thund/validate.h"
 
@@ -22,13 +23,22 @@ struct ExplainOptions {
   std::string format = "human";  // human | json
 };
 
+bool Incremental(const Flow& f) {
+  return f.streaming && f.streaming->mode == StreamingMode::kIncremental;
+}
+
 std::string ModeOf(const Pipeline& p, const Flow& f) {
   if (!IsStreamingFlow(p, f)) return "batch";
   const StreamingSpec s = f.streaming.value_or(StreamingSpec{});
-  // The incremental engine is not built yet: every streaming flow recomputes.
-  std::string mode = std::string("streaming, ") + Name(s.output_mode) + " output, runs in recompute mode";
-  if (s.mode == StreamingMode::kIncremental) mode += " (incremental requested; falls back)";
-  return mode;
+  return std::string("streaming, ") + Name(s.output_mode) + " output, " +
+         (Incremental(f) ? "incremental mode" : "Recompute mode");
+}
+
+// The incremental operators of a flow's plan (or why it falls back).
+std::string IncrementalText(const Pipeline& p, const Flow& f, const plan::PlanNode& root) {
+  auto planned = engine::stream::PlanFlowIncremental(p, f, root, "__thund_inc_state");
+  if (!planned.ok()) return "falls back to Recompute: " + planned.status().message() + "\n";
+  return engine::stream::DescribeIncremental(planned->plan);
 }
 
 int RunExplain(const ExplainOptions& o) {
@@ -70,6 +80,9 @@ int RunExplain(const ExplainOptions& o) {
       j["mode"] = mode;
       if (it != plans->end()) {
         j["plan"] = nlohmann::ordered_json::parse(plan::ToJson(*it->second));
+        if (Incremental(*f) && IsStreamingFlow(l.pipeline, *f)) {
+          j["incremental"] = IncrementalText(l.pipeline, *f, *it->second);
+        }
       } else {
         j["source"] = f->source ? ToString(*f->source) : std::string();
       }
@@ -80,6 +93,9 @@ int RunExplain(const ExplainOptions& o) {
     if (it != plans->end()) {
       std::string text = plan::ToText(*it->second);
       std::cout << text;
+      if (Incremental(*f) && IsStreamingFlow(l.pipeline, *f)) {
+        std::cout << "incremental operators:\n" << IncrementalText(l.pipeline, *f, *it->second);
+      }
     } else if (f->source) {
       std::cout << "Source " << ToString(*f->source) << "\n";
     }

@@ -552,39 +552,18 @@ arrow::Result<std::shared_ptr<IncrementalFlow>> MakeIncrementalFlow(
   ARROW_ASSIGN_OR_RAISE(auto root, sql::PlanQuery(flow.sql));
   auto inc = std::make_shared<IncrementalFlow>();
   inc->root = root;
-  auto is_stream = [&](const std::string& name) { return FindStream(streams, name) != nullptr; };
-  int64_t size_us = 0;
-  if (const plan::PlanNode* agg = plan::RowPathAggregate(*root)) {
-    if (agg->kind == plan::NodeKind::kAggregate) {
-      if (const plan::PlanNode* w = plan::AggregateWindow(*agg)) size_us = w->window.size_us;
-    }
-  }
-  // The output names of the SELECT list (the plan binds them): a grouping
-  // key or aggregate replaced by a state column keeps its name.
-  std::vector<std::string> names;
-  const plan::PlanNode* project = root.get();
-  if (project->kind == plan::NodeKind::kSort && !project->inputs.empty()) {
-    project = project->input();
-  }
-  if (project->kind == plan::NodeKind::kProject) {
-    for (const auto& e : project->exprs) names.push_back(e.OutputName());
-  }
-  auto decomposable = [&]() -> arrow::Status {
-    auto d = sql::DecomposeAggregation(flow.sql, kState, nullptr, size_us, names);
-    if (!d.ok()) return d.status();
-    inc->agg = *d;
-    return arrow::Status::OK();
-  };
-  inc->plan = engine::stream::PlanIncremental(*root, is_stream, decomposable);
+  ARROW_ASSIGN_OR_RAISE(auto planned,
+                        engine::stream::PlanFlowIncremental(*ctx.pipeline, flow, *root, kState));
+  inc->plan = std::move(planned.plan);
+  inc->agg = std::move(planned.agg);
   if (!inc->plan.runnable) {
     *fallback = inc->plan.fallback;
     return nullptr;
   }
   for (const auto& in : inc->plan.stream_inputs) {
     const DatasetStream* ds = FindStream(streams, in);
-    if (ds->dataset->kind == DatasetKind::kView ||
-        ds->dataset->kind == DatasetKind::kTemporaryView) {
-      *fallback = "Scan " + in + ": a view over streams is read whole (read its streams instead)";
+    if (!ds) {
+      *fallback = "Scan " + in + ": not a stream of this run";
       return nullptr;
     }
     for (const FlowStream& g : ds->flows) {

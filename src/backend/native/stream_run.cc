@@ -475,6 +475,15 @@ void StreamLoop::Run() {
 }
 
 void StreamLoop::Finish(const arrow::Status& error, const std::string& failed_flow) {
+  bool run_inc = false, run_recompute = false;
+  for (const auto& ds : streams_) {
+    for (const auto& f : ds.flows) {
+      if (!f.source) (f.incremental ? run_inc : run_recompute) = true;
+    }
+  }
+  summary_->mode = run_inc && run_recompute ? "streaming (incremental + recompute)"
+                   : run_inc                ? "streaming (incremental)"
+                                            : "streaming (recompute)";
   const std::string loop = std::to_string(triggers_) + (triggers_ == 1 ? " trigger" : " triggers") +
                            ", " + policy_.Describe();
   for (auto& ds : streams_) {

@@ -1,6 +1,11 @@
 #include "engine/stream/incremental_plan.h"
 
+#include <algorithm>
+
 #include <arrow/status.h>
+
+#include "ir/validate_internal.h"
+#include "thund/validate.h"
 
 namespace thund::engine::stream {
 namespace {
@@ -308,6 +313,76 @@ IncrementalPlan PlanIncremental(const PlanNode& root,
                                                   "rows", ""});
   }
   out.runnable = true;
+  return out;
+}
+
+arrow::Result<FlowIncremental> PlanFlowIncremental(const Pipeline& p, const Flow& flow,
+                                                   const plan::PlanNode& root,
+                                                   const std::string& state_name) {
+  FlowIncremental out;
+  auto dataset = [&](const std::string& name) -> const Dataset* {
+    for (const auto& d : p.datasets) {
+      if (internal::Lower(d.name) == internal::Lower(name)) return &d;
+    }
+    return nullptr;
+  };
+  auto is_stream = [&](const std::string& name) {
+    const Dataset* d = dataset(name);
+    if (!d) return false;
+    if (d->kind == DatasetKind::kStreamingTable) return true;
+    for (const Flow* g : p.FlowsInto(d->name)) {
+      if (IsStreamingFlow(p, *g)) return true;
+    }
+    return false;
+  };
+  int64_t size_us = 0;
+  std::vector<std::string> names;
+  if (const plan::PlanNode* agg = plan::RowPathAggregate(root)) {
+    if (agg->kind == plan::NodeKind::kAggregate) {
+      if (const plan::PlanNode* w = plan::AggregateWindow(*agg)) size_us = w->window.size_us;
+    }
+  }
+  // The output names of the SELECT list (the plan binds them): a grouping
+  // key or aggregate replaced by a state column keeps its name.
+  const plan::PlanNode* project = &root;
+  if (project->kind == plan::NodeKind::kSort && !project->inputs.empty()) project = project->input();
+  if (project->kind == plan::NodeKind::kProject) {
+    for (const auto& e : project->exprs) names.push_back(e.OutputName());
+  }
+  auto decomposable = [&]() -> arrow::Status {
+    auto d = sql::DecomposeAggregation(flow.sql, state_name, nullptr, size_us, names);
+    if (!d.ok()) return d.status();
+    out.agg = *d;
+    return arrow::Status::OK();
+  };
+  out.plan = PlanIncremental(root, is_stream, decomposable);
+  if (!out.plan.runnable) return out;
+  for (const auto& in : out.plan.stream_inputs) {
+    const Dataset* d = dataset(in);
+    if (d && (d->kind == DatasetKind::kView || d->kind == DatasetKind::kTemporaryView)) {
+      out.plan.runnable = false;
+      out.plan.fallback = "Scan " + in + ": a view over streams is read whole (read its "
+                          "streams instead)";
+      return out;
+    }
+    for (const Flow* g : p.FlowsInto(d ? d->name : in)) {
+      const OutputMode m = g->streaming ? g->streaming->output_mode : OutputMode::kAppend;
+      // Update without aggregation appends (as in Spark).
+      bool aggregates = false;
+      if (!g->source && m == OutputMode::kUpdate) {
+        auto facts = sql::AnalyzeSql(g->sql);
+        aggregates = !facts.ok() || facts->aggregates;
+      }
+      if (g->cdc || m == OutputMode::kComplete || aggregates) {
+        out.plan.runnable = false;
+        out.plan.fallback = "Scan " + in + ": flow '" + g->name + "' writes it " +
+                            (g->cdc ? std::string("with AUTO CDC")
+                                    : std::string("in ") + Name(m) + " mode") +
+                            ", so it is not an append-only stream";
+        return out;
+      }
+    }
+  }
   return out;
 }
 

@@ -26,6 +26,8 @@
 #include <string>
 #include <vector>
 
+#include "sql/sql_analysis.h"
+#include "thund/ir.h"
 #include "thund/plan.h"
 
 namespace thund::engine::stream {
@@ -58,6 +60,18 @@ struct IncrementalPlan {
 IncrementalPlan PlanIncremental(const plan::PlanNode& root,
                                 const std::function<bool(const std::string&)>& is_stream,
                                 const std::function<arrow::Status()>& decomposable);
+
+// A flow's incremental plan in its pipeline: streams are the pipeline's
+// streaming datasets; an input written by a flow that is not append-only
+// (update or complete output, AUTO CDC) makes the flow fall back. `agg` is
+// the decomposition of a kPartialAggregate. `root` must outlive the result.
+struct FlowIncremental {
+  IncrementalPlan plan;
+  sql::AggregateDecomposition agg;
+};
+arrow::Result<FlowIncremental> PlanFlowIncremental(const Pipeline& p, const Flow& flow,
+                                                   const plan::PlanNode& root,
+                                                   const std::string& state_name);
 
 // One line per node: "<indent><Node>  -> <op>[; state: <state>]", or the
 // fallback reason.
