@@ -38,7 +38,7 @@ BatchFixture::CountedRun BatchFixture::RunCountingWrites(const Pipeline& p) {
 }
 
 arrow::Result<RunSummary> BatchFixture::TryRun(const Pipeline& p, RunOptions options) {
-  options.storage_root = root();
+  if (options.storage_root.empty()) options.storage_root = root();
   auto user = options.on_event;
   options.on_event = [this, user](const RunEvent& e) {
     events_.push_back(e);

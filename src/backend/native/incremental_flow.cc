@@ -71,17 +71,20 @@ arrow::Result<std::shared_ptr<arrow::Table>> NewRows(const DatasetStream& in,
   for (const FlowStream& g : in.flows) {
     int64_t& from = (*consumed)[Key(in.dataset->name, g.flow->name)];
     if (from >= g.total_rows) continue;
-    std::shared_ptr<arrow::Table> rows;
-    if (g.recent && from >= g.recent_start) {
-      rows = g.recent->Slice(from - g.recent_start);
-    } else if (g.rows && g.rows->num_rows() == g.total_rows) {
-      rows = g.rows->Slice(from);
-    } else {
-      return arrow::Status::Invalid("the rows of '", in.dataset->name, "' from flow '",
-                                    g.flow->name, "' after row ", from,
-                                    " are no longer in memory; run with --full-refresh");
+    // Rows before this trigger's come from `rows` (the flow's rows kept in
+    // memory, or loaded from the committed version at the start of the run),
+    // this trigger's from `recent`.
+    if (from < g.recent_start) {
+      if (!g.rows || g.rows->num_rows() < g.recent_start) {
+        return arrow::Status::Invalid("the rows of '", in.dataset->name, "' from flow '",
+                                      g.flow->name, "' after row ", from,
+                                      " are no longer in memory; run with --full-refresh");
+      }
+      parts.push_back(g.rows->Slice(from, g.recent_start - from));
     }
-    if (rows->num_rows() > 0) parts.push_back(rows);
+    if (g.recent && g.total_rows > g.recent_start) {
+      parts.push_back(g.recent->Slice(std::max<int64_t>(0, from - g.recent_start)));
+    }
     from = g.total_rows;
   }
   if (!in.schema) return arrow::Status::Invalid("dataset '", in.dataset->name, "' has no schema");

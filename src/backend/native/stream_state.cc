@@ -298,6 +298,10 @@ arrow::Status RestoreIncremental(FlowStream* f) {
 
 arrow::Status CommitStream(RunContext& ctx, DatasetStream* ds) {
   if (!ds->dirty) return arrow::Status::OK();
+  // A dataset that has never had a row has no schema for a version: an
+  // incremental flow's state alone is not committed (the next run takes its
+  // inputs from the start again, which the inputs still hold).
+  if (!ds->schema && !ds->sink) return arrow::Status::OK();
   if (ds->sink) {
     arrow::Status st = CommitSink(ctx, ds);
     return st.ok() ? st
@@ -340,6 +344,16 @@ arrow::Status CommitStream(RunContext& ctx, DatasetStream* ds) {
       }
       for (const auto& p : parts) manifest.rows += p.rows;
       manifest.files.insert(manifest.files.end(), parts.begin(), parts.end());
+    }
+    if (manifest.files.empty()) {
+      // Only state moved: the version still needs a (row-less) file with the
+      // schema, which readers of the version glob.
+      ARROW_ASSIGN_OR_RAISE(auto writer, engine::batch::ParquetPartWriter::Open(
+                                             ctx.store->shared_fs(), pending.dir,
+                                             "v" + std::to_string(pending.version) + "-empty",
+                                             ds->schema));
+      ARROW_ASSIGN_OR_RAISE(auto written, writer->Finish(ds->flows.front().flow->name));
+      manifest.files.insert(manifest.files.end(), written.begin(), written.end());
     }
     ARROW_RETURN_NOT_OK(engine::WriteFileAtomically(ctx.store->fs(), pending.dir + "/" + kStateFile,
                                                     state.dump(1)));

@@ -1,0 +1,242 @@
+// The incremental streaming mode end to end (NativeBackend::Run): results
+// equal Recompute mode and the batch query, bounded inputs flush their open
+// windows, reruns resume from the committed state, late rows are dropped and
+// counted, the watermark is the minimum over inputs and idle inputs stop
+// holding it back, and shapes the operators cannot run fall back with their
+// reason.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include <arrow/api.h>
+
+#include "batch_fixture.h"
+#include "engine/duckdb/sql_quote.h"
+#include "thund/sql_pipeline.h"
+
+namespace thund::native::testing {
+namespace {
+
+using engine::QuoteString;
+using engine::testing::TablesEqualUnordered;
+
+constexpr int64_t kBase = 1767225600LL * 1000000;  // 2026-01-01T00:00:00Z
+
+std::shared_ptr<arrow::RecordBatch> Batch(const std::vector<std::optional<int64_t>>& ts_s,
+                                          const std::vector<std::string>& ks) {
+  arrow::TimestampBuilder ts(arrow::timestamp(arrow::TimeUnit::MICRO, "UTC"),
+                             arrow::default_memory_pool());
+  arrow::StringBuilder k;
+  arrow::Int64Builder v;
+  for (size_t i = 0; i < ts_s.size(); ++i) {
+    EXPECT_TRUE((ts_s[i] ? ts.Append(kBase + *ts_s[i] * 1000000) : ts.AppendNull()).ok());
+    EXPECT_TRUE(k.Append(ks.empty() ? "x" : ks[i % ks.size()]).ok());
+    EXPECT_TRUE(v.Append(static_cast<int64_t>(i)).ok());
+  }
+  auto schema = arrow::schema({arrow::field("ts", ts.type()), arrow::field("k", arrow::utf8()),
+                               arrow::field("v", arrow::int64())});
+  std::shared_ptr<arrow::Array> a, b, c;
+  EXPECT_TRUE(ts.Finish(&a).ok());
+  EXPECT_TRUE(k.Finish(&b).ok());
+  EXPECT_TRUE(v.Finish(&c).ok());
+  return arrow::RecordBatch::Make(schema, static_cast<int64_t>(ts_s.size()), {a, b, c});
+}
+
+// A bounded Nexmark bid stream (no row later than the allowed lateness) and
+// flows of every operator shape; {mode} is the streaming mode.
+const char* kGenerated = R"sql(
+CREATE STREAMING TABLE bids AS SELECT * FROM STREAM read_generator(kind => 'nexmark_bid',
+  seed => 5, rows_per_batch => 700, total_rows => 6000, events_per_second => 500,
+  out_of_orderness => '1s');
+
+CREATE STREAMING TABLE cheap WITH (mode = '{mode}') AS
+SELECT auction, price, date_time FROM STREAM(bids) WHERE price < 1000;
+
+CREATE STREAMING TABLE per_window WITH (mode = '{mode}') AS
+SELECT auction, window.end AS we, count(*) AS n, sum(price) AS total, avg(price) AS mean
+FROM STREAM(bids) WATERMARK date_time DELAY OF INTERVAL 2 SECONDS
+GROUP BY auction, window(date_time, '2 seconds');
+
+CREATE STREAMING TABLE hopping WITH (mode = '{mode}') AS
+SELECT window_start, window_end, max(price) AS top
+FROM HOP(TABLE bids, DESCRIPTOR(date_time), INTERVAL '1' SECONDS, INTERVAL '4' SECONDS)
+WATERMARK date_time DELAY OF INTERVAL 2 SECONDS GROUP BY window_start, window_end;
+
+CREATE STREAMING TABLE no_window_column WITH (mode = '{mode}') AS
+SELECT channel, count(*) AS n FROM STREAM(bids)
+WATERMARK date_time DELAY OF INTERVAL 2 SECONDS GROUP BY window(date_time, '3 seconds'), channel;
+
+CREATE STREAMING TABLE sessions WITH (mode = '{mode}') AS
+SELECT bidder, session_window.start AS ss, count(*) AS n, median(price) AS med
+FROM STREAM(bids) WATERMARK date_time DELAY OF INTERVAL 2 SECONDS
+GROUP BY session_window(date_time, '1 second'), bidder;
+
+CREATE STREAMING TABLE totals WITH (mode = '{mode}', output_mode = 'update') AS
+SELECT channel, count(*) AS n, min(price) AS lo, count(DISTINCT auction) AS auctions
+FROM STREAM(bids) GROUP BY channel;
+
+CREATE STREAMING TABLE whole WITH (mode = '{mode}', output_mode = 'complete') AS
+SELECT channel, window_start, sum(price) FILTER (WHERE price > 500) AS big
+FROM TUMBLE(TABLE bids, DESCRIPTOR(date_time), INTERVAL '5' SECONDS)
+WATERMARK date_time DELAY OF INTERVAL 2 SECONDS GROUP BY channel, window_start;
+)sql";
+
+const std::vector<std::string> kFlows = {"cheap",    "per_window", "hopping", "no_window_column",
+                                         "sessions", "totals",     "whole"};
+
+class StreamIncrementalTest : public BatchFixture {
+ protected:
+  Pipeline Generated(const std::string& mode) {
+    std::string sql = kGenerated;
+    for (size_t at; (at = sql.find("{mode}")) != std::string::npos;) sql.replace(at, 6, mode);
+    return ParsePipeline(sql);
+  }
+  RunSummary RunAt(const std::string& mode, const std::string& storage, int64_t max_triggers = 0) {
+    RunOptions o;
+    o.storage_root = storage;
+    o.max_triggers = max_triggers;
+    return Run(Generated(mode), o);
+  }
+  std::shared_ptr<arrow::Table> Read(const std::string& storage, const std::string& dataset) {
+    return Oracle("SELECT * FROM read_parquet(" +
+                  QuoteString(storage + "/" + dataset + "/current/*.parquet") + ")");
+  }
+  int64_t Count(RunEvent::Kind kind, const std::string& flow) {
+    int64_t n = 0;
+    for (const auto& e : events_) n += e.kind == kind && e.flow == flow ? std::max<int64_t>(e.count, 1) : 0;
+    return n;
+  }
+};
+
+TEST_F(StreamIncrementalTest, EveryShapeEqualsRecomputeAndTheBatchQueryOverABoundedStream) {
+  const std::string inc = Path("inc"), rec = Path("rec");
+  RunSummary a = RunAt("incremental", inc);
+  ASSERT_EQ(a.status, RunPhase::kCompleted) << a.ToString();
+  EXPECT_EQ(a.mode, "streaming (incremental)");
+  for (const auto& e : events_) ASSERT_NE(e.kind, RunEvent::Kind::kFallback) << e.message;
+  RunSummary b = RunAt("recompute", rec);
+  ASSERT_EQ(b.status, RunPhase::kCompleted) << b.ToString();
+  for (const auto& flow : kFlows) {
+    SCOPED_TRACE(flow);
+    auto x = Read(inc, flow), y = Read(rec, flow);
+    ASSERT_TRUE(x && y);
+    EXPECT_GT(x->num_rows(), 0);
+    EXPECT_TRUE(TablesEqualUnordered(*y, *x, /*check_types=*/false));
+  }
+  // The batch query over every row (none is late: disorder 1 s < lateness 2 s).
+  const std::string bids = "read_parquet(" + QuoteString(inc + "/bids/current/*.parquet") + ")";
+  auto expected = Oracle(
+      "SELECT auction, (epoch_us(date_time) // 2000000) * 2000000 + 2000000 AS we, count(*) AS n, "
+      "sum(price) AS total, avg(price) AS mean FROM " + bids + " GROUP BY ALL");
+  auto actual = Oracle("SELECT auction, epoch_us(we) AS we, n, total, mean FROM read_parquet(" +
+                       QuoteString(inc + "/per_window/current/*.parquet") + ")");
+  ASSERT_TRUE(expected && actual);
+  EXPECT_TRUE(TablesEqualUnordered(*expected, *actual, /*check_types=*/false));
+}
+
+TEST_F(StreamIncrementalTest, ARerunResumesFromTheCommittedStateWithNothingLostOrTwice) {
+  const std::string once = Path("once"), twice = Path("twice");
+  RunSummary whole = RunAt("incremental", once);
+  ASSERT_EQ(whole.status, RunPhase::kCompleted) << whole.ToString();
+  RunSummary a = RunAt("incremental", twice, 3);
+  ASSERT_EQ(a.status, RunPhase::kCompleted) << a.ToString();
+  RunSummary b = RunAt("incremental", twice, 2);
+  ASSERT_EQ(b.status, RunPhase::kCompleted) << b.ToString();
+  RunSummary c = RunAt("incremental", twice);
+  ASSERT_EQ(c.status, RunPhase::kCompleted) << c.ToString();
+  for (const auto& flow : kFlows) {
+    SCOPED_TRACE(flow);
+    auto x = Read(once, flow), y = Read(twice, flow);
+    ASSERT_TRUE(x && y);
+    EXPECT_TRUE(TablesEqualUnordered(*x, *y, /*check_types=*/false));
+  }
+}
+
+TEST_F(StreamIncrementalTest, LateRowsAreDroppedAndCountedNullEventTimesAreNeverLate) {
+  const char* sql = R"sql(
+CREATE STREAMING TABLE ev AS SELECT * FROM STREAM read_memory('ev');
+CREATE STREAMING TABLE per_window WITH (mode = 'incremental', output_mode = 'update') AS
+SELECT window.start AS ws, count(*) AS n FROM STREAM(ev)
+WATERMARK ts DELAY OF INTERVAL 1 SECONDS GROUP BY window(ts, '10 seconds');
+CREATE STREAMING TABLE all_rows WITH (mode = 'incremental', output_mode = 'complete') AS
+SELECT count(*) AS n, count(ts) AS with_time FROM STREAM(ev)
+WATERMARK ts DELAY OF INTERVAL 1 SECONDS;
+)sql";
+  RunOptions o;
+  // W after trigger 1: 25 - 1 = 24 s. Trigger 2: 3 s and 23 s are late,
+  // 24 s is not (not below W), NULL never is.
+  o.memory_streams["ev"] = {Batch({1, 12, 25}, {}), Batch({3, 23, 24, std::nullopt, 31}, {})};
+  RunSummary s = Run(ParsePipeline(sql), o);
+  ASSERT_EQ(s.status, RunPhase::kCompleted) << s.ToString();
+  EXPECT_EQ(Count(RunEvent::Kind::kLateRows, "per_window"), 2);
+  EXPECT_EQ(Count(RunEvent::Kind::kLateRows, "all_rows"), 2);
+  EXPECT_DATASET_MATCHES("per_window",
+                         "SELECT make_timestamp(" + std::to_string(kBase) +
+                             ")::TIMESTAMPTZ + INTERVAL (s) SECONDS AS ws, n FROM (VALUES (0, 1), "
+                             "(10, 1), (20, 2), (30, 1)) AS t(s, n)");
+  EXPECT_DATASET_MATCHES("all_rows", "SELECT 6 AS n, 5 AS with_time");
+}
+
+TEST_F(StreamIncrementalTest, TheSlowestInputGatesTheWatermarkUntilItIsIdle) {
+  const char* sql = R"sql(
+CREATE STREAMING TABLE fast AS SELECT * FROM STREAM read_memory('fast');
+CREATE STREAMING TABLE slow AS SELECT * FROM STREAM read_memory('slow');
+CREATE STREAMING TABLE w WITH (mode = 'incremental', trigger = 'processing_time(60ms)') AS
+SELECT window.end AS we, count(*) AS n
+FROM (SELECT * FROM STREAM(fast) UNION ALL SELECT * FROM STREAM(slow))
+WATERMARK ts DELAY OF INTERVAL 0 SECONDS {idle}
+GROUP BY window(ts, '10 seconds');
+)sql";
+  for (bool idle : {false, true}) {
+    SCOPED_TRACE(idle ? "idle_timeout 10 ms" : "no idle timeout");
+    std::filesystem::remove_all(root());
+    events_.clear();
+    std::string text = sql;
+    text.replace(text.find("{idle}"), 6, "");
+    Pipeline p = ParsePipeline(text);
+    for (auto& f : p.flows) {
+      if (f.name == "w" && idle) f.streaming->watermark->idle_timeout_ms = 10;
+    }
+    RunOptions o;
+    // fast reaches 55 s; slow stops at 12 s after the first trigger.
+    o.memory_streams["fast"] = {Batch({1, 15}, {}), Batch({35}, {}), Batch({55}, {})};
+    o.memory_streams["slow"] = {Batch({2, 12}, {}), Batch({}, {}), Batch({}, {})};
+    RunSummary s = Run(p, o);
+    ASSERT_EQ(s.status, RunPhase::kCompleted) << s.ToString();
+    // Without idleness W = min(55, 12) = 12 s: only [0, 10) closed. With it
+    // the slow input stops holding W back: W = 55 s closes up to [40, 50).
+    const std::string closed = idle ? "(10, 2), (20, 2), (40, 1)" : "(10, 2)";
+    EXPECT_DATASET_MATCHES("w", "SELECT make_timestamp(" + std::to_string(kBase) +
+                                    ")::TIMESTAMPTZ + INTERVAL (s) SECONDS AS we, n FROM (VALUES " +
+                                    closed + ") AS t(s, n)");
+  }
+}
+
+TEST_F(StreamIncrementalTest, ShapesTheOperatorsCannotRunFallBackNamingTheNode) {
+  const char* sql = R"sql(
+CREATE STREAMING TABLE ev AS SELECT * FROM STREAM read_memory('ev');
+CREATE STREAMING TABLE d WITH (mode = 'incremental') AS SELECT DISTINCT k FROM STREAM(ev);
+CREATE STREAMING TABLE j WITH (mode = 'incremental') AS
+SELECT a.k, a.v FROM STREAM(ev) AS a JOIN STREAM(ev) AS b ON a.k = b.k;
+CREATE STREAMING TABLE n WITH (mode = 'incremental', output_mode = 'complete') AS
+SELECT k, max(c) AS m FROM (SELECT k, count(*) AS c FROM STREAM(ev) GROUP BY k) GROUP BY k;
+)sql";
+  RunOptions o;
+  o.memory_streams["ev"] = {Batch({1, 2, 3}, {"a", "b"}), Batch({4}, {"a"})};
+  RunSummary s = Run(ParsePipeline(sql), o);
+  ASSERT_EQ(s.status, RunPhase::kCompleted) << s.ToString();
+  std::map<std::string, std::string> why;
+  for (const auto& e : events_) {
+    if (e.kind == RunEvent::Kind::kFallback) why[e.flow] = e.message;
+  }
+  EXPECT_NE(why["d"].find("Distinct"), std::string::npos) << why["d"];
+  EXPECT_NE(why["j"].find("Join inner"), std::string::npos) << why["j"];
+  EXPECT_NE(why["j"].find("two streams"), std::string::npos) << why["j"];
+  EXPECT_NE(why["n"].find("Aggregate"), std::string::npos) << why["n"];
+  // They still run, in Recompute mode, with its results.
+  EXPECT_DATASET_MATCHES("d", "SELECT * FROM (VALUES ('a'), ('b')) AS t(k)");
+  EXPECT_DATASET_MATCHES("n", "SELECT * FROM (VALUES ('a', 3), ('b', 1)) AS t(k, m)");
+}
+
+}  // namespace
+}  // namespace thund::native::testing
