@@ -100,6 +100,7 @@ void CheckNames(const ValidateContext& ctx, Diagnostics* out);       // validate
 void CheckGraph(const ValidateContext& ctx, Diagnostics* out);       // validate_graph.cc
 void CheckFlowBodies(const ValidateContext& ctx, Diagnostics* out);  // validate_flows.cc
 void CheckStreaming(const ValidateContext& ctx, Diagnostics* out);   // validate_streaming.cc
+void CheckLateRows(const ValidateContext& ctx, Diagnostics* out);    // validate_late_rows.cc
 void CheckCdc(const ValidateContext& ctx, Diagnostics* out);         // validate_cdc.cc
 void CheckDatasets(const ValidateContext& ctx, Diagnostics* out);    // validate_datasets.cc
 
