@@ -345,7 +345,8 @@ void StreamLoop::Notes() {
     for (auto& f : ds.flows) {
       const Flow& flow = *f.flow;
       if (!flow.streaming) continue;
-      if (flow.streaming->mode == StreamingMode::kIncremental) {
+      if (EffectiveStreamingMode(flow, ctx_.options->streaming_mode) ==
+          StreamingMode::kIncremental) {
         std::string msg =
             "incremental mode is not built yet; the flow runs in Recompute mode "
             "(same results, every trigger re-reads all rows seen)";
