@@ -9,12 +9,6 @@
 namespace thund::internal {
 namespace {
 
-std::vector<std::string> DatasetNames(const Pipeline& p) {
-  std::vector<std::string> names;
-  for (const auto& d : p.datasets) names.push_back(d.name);
-  return names;
-}
-
 bool SingleQueryKind(DatasetKind k) {
   return k == DatasetKind::kMaterializedView || k == DatasetKind::kView ||
          k == DatasetKind::kTemporaryView;

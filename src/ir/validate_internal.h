@@ -120,6 +120,8 @@ std::optional<std::string> ClosestName(std::string_view name,
                                        const std::vector<std::string>& candidates);
 // " (did you mean 'x'?)" or "".
 std::string DidYouMean(std::string_view name, const std::vector<std::string>& candidates);
+// The names of p.datasets, in order (candidates for DidYouMean).
+std::vector<std::string> DatasetNames(const Pipeline& p);
 
 std::string Lower(std::string_view s);
 std::string Quote(std::string_view s);  // 'name'

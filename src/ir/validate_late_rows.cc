@@ -20,14 +20,6 @@ namespace {
 
 constexpr const char* kField = "streaming.late_rows";
 
-std::vector<std::string> StreamingTableNames(const Pipeline& p) {
-  std::vector<std::string> names;
-  for (const auto& d : p.datasets) {
-    if (d.kind == DatasetKind::kStreamingTable) names.push_back(d.name);
-  }
-  return names;
-}
-
 // Its own watermark, or one declared by a flow writing one of its inputs.
 bool HasWatermark(const ValidateContext& ctx, size_t i) {
   const Flow& f = ctx.p.flows[i];
@@ -54,9 +46,8 @@ void CheckOne(const ValidateContext& ctx, size_t i, Diagnostics* out) {
   if (!d) {
     err("late-rows-unknown",
         what + ", which is not a dataset of this pipeline" +
-            DidYouMean(name, StreamingTableNames(p)),
-        "declare a streaming_table named " + Quote(name) +
-            " that no flow writes (CREATE STREAMING TABLE " + name + ";), or fix the name");
+            DidYouMean(name, DatasetNames(p)),
+        "declare a streaming_table named " + Quote(name) + " that no flow writes, or fix the name");
     return;
   }
   if (name == f.target) {
