@@ -75,7 +75,8 @@ arrow::Result<std::vector<std::string>> FlowInputs(const Pipeline& p, const Flow
 Diagnostics Validate(const Pipeline& p);
 
 // Flows in an order where every flow runs after all flows writing the datasets
-// it reads (a flow writes its target and its streaming.late_rows table). Deterministic: among ready flows, the smallest name goes first.
+// it reads (a flow writes its target and its streaming.late_rows table).
+// Deterministic: among ready flows, the smallest name goes first.
 // Fails (naming the members) if the flow graph has a cycle, and with the
 // flow's name if its SQL does not parse. A flow reading its own target is a
 // cycle. Pointers point into `p.flows`.

@@ -86,7 +86,8 @@ TEST(PipelineFileLateRows, BadValuesAreReportedWhereWritten) {
   EXPECT_EQ(d->flow, "t");
 
   r = ParsePipelineFile(
-      "name: p\nflows:\n  - target: t\n    streaming: {mode: fast}\n    sql: SELECT 1\n", "p.yaml");
+      "name: p\nflows:\n  - target: t\n    streaming: {mode: fast}\n    sql: SELECT 1\n",
+      "p.yaml");
   d = OnlyWithCode(r.diagnostics, "bad-enum");
   ASSERT_NE(d, nullptr) << DiagText(r.diagnostics);
   EXPECT_EQ(d->field_path, "flows[0].streaming.mode");
@@ -94,7 +95,8 @@ TEST(PipelineFileLateRows, BadValuesAreReportedWhereWritten) {
   EXPECT_EQ(d->hint, "allowed: recompute, incremental");
 
   r = ParsePipelineFile(
-      "name: p\nflows:\n  - target: t\n    streaming: {late_row: x}\n    sql: SELECT 1\n", "p.yaml");
+      "name: p\nflows:\n  - target: t\n    streaming: {late_row: x}\n    sql: SELECT 1\n",
+      "p.yaml");
   ASSERT_FALSE(r.ok());
   EXPECT_NE(DiagText(r.diagnostics).find("did you mean 'late_rows'?"), std::string::npos)
       << DiagText(r.diagnostics);

@@ -208,11 +208,13 @@ TEST(StreamingMode, SetAndUnsetAreDifferentSpecs) {
   EXPECT_FALSE(unset.mode.has_value());
   EXPECT_NE(unset, recompute);
   EXPECT_EQ(unset.ToString(), "streaming{trigger=available_now, output=append}");
-  EXPECT_EQ(recompute.ToString(), "streaming{mode=recompute, trigger=available_now, output=append}");
+  EXPECT_EQ(recompute.ToString(),
+            "streaming{mode=recompute, trigger=available_now, output=append}");
   StreamingSpec late = unset;
   late.late_rows = "late_bids";
   EXPECT_NE(late, unset);
-  EXPECT_EQ(late.ToString(), "streaming{trigger=available_now, output=append, late_rows=late_bids}");
+  EXPECT_EQ(late.ToString(),
+            "streaming{trigger=available_now, output=append, late_rows=late_bids}");
 }
 
 }  // namespace

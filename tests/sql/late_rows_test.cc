@@ -132,7 +132,8 @@ TEST(SqlLateRows, CheckedPipelineIsValid) {
 }
 
 TEST(SqlLateRows, ProblemsPointAtTheStatement) {
-  const std::string sql = R"sql(CREATE STREAMING TABLE bids AS SELECT * FROM STREAM read_memory('b');
+  const std::string sql =
+      R"sql(CREATE STREAMING TABLE bids AS SELECT * FROM STREAM read_memory('b');
 CREATE MATERIALIZED VIEW late_bids AS SELECT 1 AS x;
 CREATE STREAMING TABLE counts
 WITH (late_rows = 'late_bid', output_mode = 'complete')
