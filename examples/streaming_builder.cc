@@ -2,7 +2,8 @@
 // it, and prints it as a pipeline file.
 //
 //   clicks (file drop, JSON)  ->  clicks_clean (streaming table, expectations)
-//                             ->  clicks_per_minute (tumbling 1m window, watermark 10s)
+//                             ->  clicks_per_minute (tumbling 1m window, watermark 10s;
+//                                                    late clicks -> clicks_late)
 //   users_cdc (generator)     ->  users (AUTO CDC, SCD type 2)
 #include <iostream>
 
@@ -34,8 +35,9 @@ int main() {
             .WithExpectation({"has_user", "user_id IS NOT NULL", ExpectationAction::kDrop, {}})
             .WithExpectation({"https_only", "url LIKE 'https://%'", ExpectationAction::kWarn, {}}));
   p.Add(Flow("clicks_clean", "clicks_clean", "SELECT user_id, url, ts FROM STREAM(clicks)")
-            .WithStreaming({StreamingMode::kIncremental, Trigger::ProcessingTime(5000), OutputMode::kAppend,
-                            Watermark{"ts", 10'000, std::nullopt}, std::nullopt}));
+            // No mode: the run's default applies (thund run --streaming-mode).
+            .WithStreaming({std::nullopt, Trigger::ProcessingTime(5000), OutputMode::kAppend,
+                            Watermark{"ts", 10'000, std::nullopt}, std::nullopt, ""}));
 
   auto per_minute_schema = arrow::schema({
       arrow::field("window_start", arrow::timestamp(arrow::TimeUnit::MICRO)),
@@ -43,11 +45,15 @@ int main() {
       arrow::field("clicks", arrow::int64()),
   });
   p.Add(Dataset::StreamingTable("clicks_per_minute").WithSchema(per_minute_schema));
+  // Clicks that arrive after the watermark passed them (incremental mode) are
+  // kept here, with the flow's name and the watermark at arrival.
+  p.Add(Dataset::StreamingTable("clicks_late").WithComment("late clicks of clicks_per_minute"));
   p.Add(Flow("clicks_per_minute", "clicks_per_minute",
              "SELECT window_start, window_end, count(*) AS clicks FROM STREAM(clicks_clean) "
              "GROUP BY window_start, window_end")
-            .WithStreaming({StreamingMode::kIncremental, Trigger::ProcessingTime(5000), OutputMode::kAppend,
-                            Watermark{"ts", 10'000, 60'000}, WindowSpec::Tumbling("ts", 60'000)}));
+            .WithStreaming({StreamingMode::kIncremental, Trigger::ProcessingTime(5000),
+                            OutputMode::kAppend, Watermark{"ts", 10'000, 60'000},
+                            WindowSpec::Tumbling("ts", 60'000), "clicks_late"}));
 
   p.Add(Dataset::StreamingTable("users"));
   GeneratorSource users_feed;

@@ -142,6 +142,9 @@ struct RunOptions {
   bool full_refresh_all = false;
   std::set<std::string> refresh;       // only these (and what they need) run
   int64_t max_triggers = 0;            // streaming: 0 = no cap
+  // The run-wide default for streaming flows that set no mode (nullopt =
+  // kRecompute); a flow's own streaming.mode wins. See EffectiveStreamingMode.
+  std::optional<StreamingMode> streaming_mode;
   // In-memory stream inputs (MemorySource::name -> one batch per trigger).
   std::map<std::string, std::vector<std::shared_ptr<arrow::RecordBatch>>> memory_streams;
   std::function<void(const RunEvent&)> on_event;  // may be empty

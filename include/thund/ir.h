@@ -254,11 +254,17 @@ struct WindowSpec {
 
 // Streaming knobs of one flow. Present only on streaming flows.
 struct StreamingSpec {
-  StreamingMode mode = StreamingMode::kRecompute;
+  // nullopt: the flow sets no mode, so the run-wide default applies
+  // (RunOptions::streaming_mode; see EffectiveStreamingMode).
+  std::optional<StreamingMode> mode;
   Trigger trigger;
   OutputMode output_mode = OutputMode::kAppend;
   std::optional<Watermark> watermark;
   std::optional<WindowSpec> window;
+  // The streaming table that receives this flow's late rows (event time below
+  // the watermark at arrival; incremental mode only), with the columns
+  // `__flow` and `__watermark` added. "" = none: late rows are only counted.
+  std::string late_rows;
 
   bool operator==(const StreamingSpec&) const = default;
   std::string ToString() const;
@@ -362,6 +368,10 @@ struct Flow {
   std::string ToString() const;
 };
 
+// The mode `f` runs in: its own streaming.mode when set, else `run_default`,
+// else kRecompute. A flow without a streaming spec takes the same fallbacks.
+StreamingMode EffectiveStreamingMode(const Flow& f, std::optional<StreamingMode> run_default);
+
 // ----------------------------------------------------------- pipeline ------
 
 struct Pipeline {
@@ -396,5 +406,11 @@ struct Pipeline {
   // authoring/pipeline_file.h for that).
   std::string ToString() const;
 };
+
+// The flows whose streaming.late_rows names `dataset`, in pipeline order
+// (pointers into p.flows). Such a dataset counts as written by these flows:
+// validation does not report it unwritten, and TopoOrder runs its readers
+// after them.
+std::vector<const Flow*> FlowsSendingLateRowsTo(const Pipeline& p, const std::string& dataset);
 
 }  // namespace thund

@@ -59,17 +59,24 @@ arrow::Result<std::vector<std::string>> FlowInputs(const Pipeline& p, const Flow
 //             watermark-idle-timeout, append-aggregation (Spark's rule: an
 //             aggregating streaming query in append mode needs a window and a
 //             watermark)
+//   late rows late-rows-unknown (streaming.late_rows names no dataset),
+//             late-rows-self (the flow's own target), late-rows-kind (not a
+//             streaming_table), late-rows-written (a flow writes it),
+//             late-rows-watermark (the flow has no watermark, its own or on
+//             a flow writing one of its inputs)
 //   cdc       cdc-keys, cdc-sequence, cdc-scd-type, cdc-except-key,
 //             cdc-column (key missing from the target's declared schema)
 //   datasets  expectation-name, expectation-predicate (empty or does not
 //             parse), duplicate-expectation, keyed-write-value,
 //             keyed-write-key, keyed-write-on-view, storage-format,
-//             storage-mode, no-writer (error for views, warning otherwise)
+//             storage-mode, no-writer (error for views, warning otherwise;
+//             a late_rows table counts as written by the flows naming it)
 // Thread-safe.
 Diagnostics Validate(const Pipeline& p);
 
 // Flows in an order where every flow runs after all flows writing the datasets
-// it reads. Deterministic: among ready flows, the smallest name goes first.
+// it reads (a flow writes its target and its streaming.late_rows table).
+// Deterministic: among ready flows, the smallest name goes first.
 // Fails (naming the members) if the flow graph has a cycle, and with the
 // flow's name if its SQL does not parse. A flow reading its own target is a
 // cycle. Pointers point into `p.flows`.
@@ -87,7 +94,8 @@ bool IsStreamingFlow(const Pipeline& p, const Flow& flow);
 //   "streaming-sql"          a SQL flow that is streaming
 //   "source:<kind>"          files | file_drop | generator | memory | kafka
 //   "once"                   flow.once (backfill)
-//   "mode:incremental"       StreamingMode::kIncremental
+//   "mode:incremental"       streaming.mode set to kIncremental by the flow
+//                            (not the run-wide default, RunOptions::streaming_mode)
 //   "trigger:processing_time"
 //   "output:update", "output:complete"   (append is the baseline)
 //   "watermark", "window:<tumbling|hopping|session>"

@@ -53,11 +53,12 @@ nlohmann::json ToJson(const Pipeline& p, const std::vector<FlowPlan>& plan) {
     j["once"] = fp.flow->once;
     if (fp.streaming) {
       StreamingSpec s = fp.flow->streaming.value_or(StreamingSpec{});
-      j["mode"] = Name(s.mode);
+      j["mode"] = Name(EffectiveStreamingMode(*fp.flow, std::nullopt));
       j["trigger"] = s.trigger.ToString();
       j["output_mode"] = Name(s.output_mode);
       if (s.watermark) j["watermark"] = s.watermark->ToString();
       if (s.window) j["window"] = s.window->ToString();
+      if (!s.late_rows.empty()) j["late_rows"] = s.late_rows;
     }
     if (fp.flow->source) j["source"] = ToString(*fp.flow->source);
     j["inputs"] = fp.inputs;
@@ -83,10 +84,12 @@ void PrintHuman(const Pipeline& p, const std::vector<FlowPlan>& plan) {
                              fp.target ? Name(fp.target->kind) : "?", f.once ? " (once)" : "");
     if (fp.streaming) {
       StreamingSpec s = f.streaming.value_or(StreamingSpec{});
-      std::cout << fmt::format("      streaming: mode {}, trigger {}, output {}", Name(s.mode),
+      std::cout << fmt::format("      streaming: mode {}, trigger {}, output {}",
+                               Name(EffectiveStreamingMode(f, std::nullopt)),
                                s.trigger.ToString(), Name(s.output_mode));
       if (s.watermark) std::cout << ", " << s.watermark->ToString();
       if (s.window) std::cout << ", " << s.window->ToString();
+      if (!s.late_rows.empty()) std::cout << ", late rows to " << s.late_rows;
       std::cout << "\n";
     } else {
       std::cout << "      batch\n";

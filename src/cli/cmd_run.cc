@@ -26,6 +26,7 @@ struct RunCliOptions {
   std::string events = "human";  // human | json | none
   int threads = 0;
   int64_t max_triggers = 0;
+  std::string streaming_mode;  // "" = not given (flows that set no mode recompute)
 };
 
 // Ctrl-C (SIGINT) or SIGTERM asks the run to stop cleanly: a streaming run
@@ -102,6 +103,7 @@ int RunRun(const RunCliOptions& o) {
   options.refresh = SplitNames(o.refresh);
   options.native.threads = o.threads;
   options.max_triggers = o.max_triggers;
+  if (!o.streaming_mode.empty()) options.streaming_mode = ParseStreamingMode(o.streaming_mode);
   options.stop = &g_stop;
   std::signal(SIGINT, OnStopSignal);
   std::signal(SIGTERM, OnStopSignal);
@@ -142,6 +144,11 @@ void RegisterRun(CLI::App& app, int* exit_code) {
   c->add_option("--max-triggers", o->max_triggers,
                 "streaming: stop after this many triggers (0 = no cap)")
       ->check(CLI::NonNegativeNumber);
+  c->add_option("--streaming-mode", o->streaming_mode,
+                "streaming: the mode of flows that set none (default recompute; a flow's own "
+                "mode wins)")
+      ->check(CLI::IsMember(
+          {Name(StreamingMode::kRecompute), Name(StreamingMode::kIncremental)}));
   c->callback([o, exit_code] { *exit_code = RunRun(*o); });
 }
 

@@ -16,6 +16,7 @@ std::vector<std::string> RequiredCapabilitiesGiven(const Pipeline& p, const Flow
   if (flow.once) caps.insert("once");
   if (flow.streaming) {
     const StreamingSpec& s = *flow.streaming;
+    // Only a mode the flow sets itself: the run-wide default is not known here.
     if (s.mode == StreamingMode::kIncremental) caps.insert("mode:incremental");
     if (s.trigger.kind == TriggerKind::kProcessingTime) caps.insert("trigger:processing_time");
     if (s.output_mode != OutputMode::kAppend) {

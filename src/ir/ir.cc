@@ -250,10 +250,12 @@ std::string WindowSpec::ToString() const {
 }
 
 std::string StreamingSpec::ToString() const {
-  std::string out = std::string("streaming{mode=") + Name(mode) + ", trigger=" + trigger.ToString() +
-                    ", output=" + Name(output_mode);
+  std::string out = "streaming{";
+  if (mode) out += std::string("mode=") + Name(*mode) + ", ";
+  out += "trigger=" + trigger.ToString() + ", output=" + Name(output_mode);
   if (watermark) out += ", " + watermark->ToString();
   if (window) out += ", " + window->ToString();
+  if (!late_rows.empty()) out += ", late_rows=" + late_rows;
   return out + "}";
 }
 
@@ -319,6 +321,11 @@ std::string Flow::ToString() const {
   return out;
 }
 
+StreamingMode EffectiveStreamingMode(const Flow& f, std::optional<StreamingMode> run_default) {
+  if (f.streaming && f.streaming->mode) return *f.streaming->mode;
+  return run_default.value_or(StreamingMode::kRecompute);
+}
+
 // ------------------------------------------------------------- Pipeline
 
 Pipeline& Pipeline::AddQuery(Dataset d, std::string sql) {
@@ -346,6 +353,15 @@ std::vector<const Flow*> Pipeline::FlowsInto(std::string_view dataset) const {
   std::vector<const Flow*> out;
   for (const auto& f : flows) {
     if (f.target == dataset) out.push_back(&f);
+  }
+  return out;
+}
+
+std::vector<const Flow*> FlowsSendingLateRowsTo(const Pipeline& p, const std::string& dataset) {
+  std::vector<const Flow*> out;
+  if (dataset.empty()) return out;
+  for (const auto& f : p.flows) {
+    if (f.streaming && f.streaming->late_rows == dataset) out.push_back(&f);
   }
   return out;
 }

@@ -1,4 +1,5 @@
-// TopoOrder: Kahn's algorithm over flows, smallest ready name first.
+// TopoOrder: Kahn's algorithm over flows, smallest ready name first. A flow
+// writes its target and the streaming table its late rows go to (late_rows).
 #include <map>
 #include <set>
 
@@ -10,7 +11,14 @@ arrow::Result<std::vector<const Flow*>> TopoOrderGiven(
     const Pipeline& p, const std::vector<std::vector<std::string>>& flow_inputs) {
   const size_t n = p.flows.size();
   std::map<std::string, std::vector<size_t>> writers;  // dataset -> flows writing it
-  for (size_t i = 0; i < n; ++i) writers[p.flows[i].target].push_back(i);
+  for (size_t i = 0; i < n; ++i) {
+    writers[p.flows[i].target].push_back(i);
+    // A flow writes the streaming table its late rows go to, too.
+    const auto& s = p.flows[i].streaming;
+    if (s && !s->late_rows.empty() && s->late_rows != p.flows[i].target) {
+      writers[s->late_rows].push_back(i);
+    }
+  }
 
   // succ[f] = flows that read a dataset f writes (each edge once).
   std::vector<std::set<size_t>> succ(n);

@@ -12,6 +12,7 @@ Diagnostics RunRules(const ValidateContext& ctx) {
   CheckFlowBodies(ctx, &out);
   CheckGraph(ctx, &out);
   CheckStreaming(ctx, &out);
+  CheckLateRows(ctx, &out);
   CheckCdc(ctx, &out);
   CheckDatasets(ctx, &out);
   std::stable_partition(out.begin(), out.end(),

@@ -124,7 +124,8 @@ void CheckWritten(const ValidateContext& ctx, size_t i, Diagnostics* out) {
   if (d.name.empty()) return;
   const bool written = std::any_of(p.flows.begin(), p.flows.end(),
                                    [&](const Flow& f) { return f.target == d.name; });
-  if (written) return;
+  // A streaming table named by some flow's late_rows receives its late rows.
+  if (written || !FlowsSendingLateRowsTo(p, d.name).empty()) return;
   if (d.kind == DatasetKind::kView || d.kind == DatasetKind::kTemporaryView) {
     out->push_back(DatasetDiag(
         p, i, Severity::kError, "no-writer", "",

@@ -1,5 +1,6 @@
 // Rules on the dataset/flow graph: unknown targets and inputs, reading a sink,
-// self-reads, cycles, several flows writing a single-query dataset.
+// self-reads, cycles, several flows writing a single-query dataset. A flow
+// writes its target and its late-rows table (streaming.late_rows).
 #include <algorithm>
 #include <set>
 
@@ -7,12 +8,6 @@
 
 namespace thund::internal {
 namespace {
-
-std::vector<std::string> DatasetNames(const Pipeline& p) {
-  std::vector<std::string> names;
-  for (const auto& d : p.datasets) names.push_back(d.name);
-  return names;
-}
 
 bool SingleQueryKind(DatasetKind k) {
   return k == DatasetKind::kMaterializedView || k == DatasetKind::kView ||
@@ -81,11 +76,22 @@ void CheckInputs(const ValidateContext& ctx, Diagnostics* out) {
   }
 }
 
+// The datasets flow `f` writes: its target, and the streaming table its late
+// rows go to (streaming.late_rows), if any.
+std::vector<std::string> Written(const Flow& f) {
+  std::vector<std::string> out = {f.target};
+  if (f.streaming && !f.streaming->late_rows.empty() && f.streaming->late_rows != f.target) {
+    out.push_back(f.streaming->late_rows);
+  }
+  return out;
+}
+
 // The first flow (by position) that writes `to` and reads `from`.
 const Flow* EdgeFlow(const ValidateContext& ctx, const std::string& from, const std::string& to,
                      size_t* index) {
   for (size_t i = 0; i < ctx.p.flows.size(); ++i) {
-    if (ctx.p.flows[i].target != to) continue;
+    const auto written = Written(ctx.p.flows[i]);
+    if (std::find(written.begin(), written.end(), to) == written.end()) continue;
     for (const auto& in : ctx.flows[i].inputs) {
       if (in.name == from) {
         *index = i;
@@ -98,15 +104,18 @@ const Flow* EdgeFlow(const ValidateContext& ctx, const std::string& from, const 
 
 void CheckCycles(const ValidateContext& ctx, Diagnostics* out) {
   const Pipeline& p = ctx.p;
-  // Dataset graph: input -> target, one edge per flow input. Self-reads are
+  // Dataset graph: input -> each dataset the flow writes (its target and its
+  // late-rows table), one edge per flow input. Self-reads of the target are
   // reported by CheckInputs (with their own code) and left out here.
   std::map<std::string, std::vector<std::string>> edges;
   for (size_t i = 0; i < p.flows.size(); ++i) {
     const Flow& f = p.flows[i];
-    if (!ctx.Find(f.target)) continue;
-    for (const auto& in : ctx.flows[i].inputs) {
-      if (in.name == f.target || !ctx.Find(in.name)) continue;
-      edges[in.name].push_back(f.target);
+    for (const auto& out : Written(f)) {
+      if (!ctx.Find(out)) continue;
+      for (const auto& in : ctx.flows[i].inputs) {
+        if (in.name == f.target || !ctx.Find(in.name)) continue;
+        edges[in.name].push_back(out);
+      }
     }
   }
   for (const Cycle& c : FindCycles(edges)) {

@@ -100,6 +100,7 @@ void CheckNames(const ValidateContext& ctx, Diagnostics* out);       // validate
 void CheckGraph(const ValidateContext& ctx, Diagnostics* out);       // validate_graph.cc
 void CheckFlowBodies(const ValidateContext& ctx, Diagnostics* out);  // validate_flows.cc
 void CheckStreaming(const ValidateContext& ctx, Diagnostics* out);   // validate_streaming.cc
+void CheckLateRows(const ValidateContext& ctx, Diagnostics* out);    // validate_late_rows.cc
 void CheckCdc(const ValidateContext& ctx, Diagnostics* out);         // validate_cdc.cc
 void CheckDatasets(const ValidateContext& ctx, Diagnostics* out);    // validate_datasets.cc
 
@@ -119,6 +120,8 @@ std::optional<std::string> ClosestName(std::string_view name,
                                        const std::vector<std::string>& candidates);
 // " (did you mean 'x'?)" or "".
 std::string DidYouMean(std::string_view name, const std::vector<std::string>& candidates);
+// The names of p.datasets, in order (candidates for DidYouMean).
+std::vector<std::string> DatasetNames(const Pipeline& p);
 
 std::string Lower(std::string_view s);
 std::string Quote(std::string_view s);  // 'name'

@@ -160,6 +160,12 @@ std::string DidYouMean(std::string_view name, const std::vector<std::string>& ca
   return best ? " (did you mean " + Quote(*best) + "?)" : std::string();
 }
 
+std::vector<std::string> DatasetNames(const Pipeline& p) {
+  std::vector<std::string> names;
+  for (const auto& d : p.datasets) names.push_back(d.name);
+  return names;
+}
+
 std::string Lower(std::string_view s) {
   std::string out(s);
   for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

@@ -61,7 +61,8 @@ Pipeline FullFixture() {
                        {{"header", "true"}, {"delimiter", ";"}}})
             .WithStreaming({StreamingMode::kIncremental, Trigger::ProcessingTime(10'000),
                             OutputMode::kUpdate, Watermark{"ordered_at", 60'000, 1'500},
-                            WindowSpec::Hopping("ordered_at", 600'000, 60'000)}));
+                            WindowSpec::Hopping("ordered_at", 600'000, 60'000),
+                            "late_orders"}));
   p.Add(Flow::FromSource("backfill", "raw_orders",
                          FileSource{"archive/*.parquet", FileFormat::kParquet, false, {}})
             .WithOnce());
@@ -82,6 +83,7 @@ Pipeline FullFixture() {
   p.Add(Flow::FromSource("generated", "raw_orders", gen).WithStreaming(once));
   p.Add(Flow::FromSource("api", "raw_orders", MemorySource{"feed"}).WithStreaming({}));
   StreamingSpec hourly;
+  hourly.mode = StreamingMode::kRecompute;  // written explicitly: kept, not dropped as a default
   hourly.window = WindowSpec::Tumbling("ordered_at", 3'600'000);
   p.Add(Flow::FromSource(
             "kafka", "raw_orders",

@@ -53,7 +53,9 @@ struct Coverage {
       if (f.cdc) seen.insert("cdc:scd" + std::to_string(f.cdc->scd_type));
       if (f.name != f.target) seen.insert("flow-name-differs");
       if (!f.streaming) continue;
-      seen.insert(std::string("mode:") + Name(f.streaming->mode));
+      seen.insert(std::string("mode:") +
+                  (f.streaming->mode ? Name(*f.streaming->mode) : "unset"));
+      if (!f.streaming->late_rows.empty()) seen.insert("late_rows");
       seen.insert(std::string("trigger:") + Name(f.streaming->trigger.kind));
       seen.insert(std::string("output:") + Name(f.streaming->output_mode));
       if (f.streaming->watermark) {
@@ -113,6 +115,8 @@ TEST(PipelineFileRoundTrip, GeneratedPipelinesSurviveFormatThenParse) {
                            "flow-name-differs",
                            "mode:recompute",
                            "mode:incremental",
+                           "mode:unset",
+                           "late_rows",
                            "trigger:once",
                            "trigger:available_now",
                            "trigger:processing_time",

@@ -60,6 +60,21 @@ TEST(RequiredCapabilities, EveryKnob) {
   EXPECT_TRUE(std::is_sorted(caps.begin(), caps.end()));
 }
 
+TEST(RequiredCapabilities, IncrementalModeOnlyWhenTheFlowSetsIt) {
+  Pipeline p = BasePipeline();
+  auto has = [&](const char* cap) {
+    auto caps = Caps(p, "windowed");
+    return std::count(caps.begin(), caps.end(), cap) > 0;
+  };
+  StreamingSpec& s = *testing::FindFlowMut(p, "windowed")->streaming;
+  EXPECT_FALSE(s.mode.has_value());
+  EXPECT_FALSE(has("mode:incremental"));  // unset: the run's default is not known here
+  s.mode = StreamingMode::kRecompute;
+  EXPECT_FALSE(has("mode:incremental"));
+  s.mode = StreamingMode::kIncremental;
+  EXPECT_TRUE(has("mode:incremental"));
+}
+
 TEST(RequiredCapabilities, IncrementalMaterializedView) {
   Pipeline p = BasePipeline();
   testing::FindDatasetMut(p, "per_user")->materialization = Materialization::kIncremental;

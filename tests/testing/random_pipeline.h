@@ -162,7 +162,9 @@ class RandomPipelineGenerator {
 
   StreamingSpec NextStreaming() {
     StreamingSpec s;
-    s.mode = Pick<StreamingMode>({StreamingMode::kRecompute, StreamingMode::kIncremental});
+    if (!Chance(3)) {  // unset a third of the time: the run-wide default applies
+      s.mode = Pick<StreamingMode>({StreamingMode::kRecompute, StreamingMode::kIncremental});
+    }
     switch (Uniform(0, 2)) {
       case 0:
         s.trigger = Trigger::Once();
@@ -198,6 +200,7 @@ class RandomPipelineGenerator {
           s.window = WindowSpec{WindowKind::kHopping, Name(), Duration(), Duration(), Duration()};
       }
     }
+    if (Chance(3)) s.late_rows = Name();
     return s;
   }
 

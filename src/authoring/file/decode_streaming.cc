@@ -1,11 +1,11 @@
-// `streaming:` — mode, trigger, output_mode, watermark, window.
+// `streaming:` — mode, trigger, output_mode, watermark, window, late_rows.
 #include "authoring/file/decode.h"
 #include "authoring/file/did_you_mean.h"
 
 namespace thund::file {
 
-const std::vector<std::string_view> kStreamingKeys = {"mode", "trigger", "output_mode", "watermark",
-                                                      "window"};
+const std::vector<std::string_view> kStreamingKeys = {"mode",      "trigger", "output_mode",
+                                                      "watermark", "window",  "late_rows"};
 const std::vector<std::string_view> kWatermarkKeys = {"column", "allowed_lateness", "idle_timeout"};
 const std::vector<std::string_view> kWindowKeys = {"kind", "column", "size", "slide", "gap"};
 
@@ -97,6 +97,7 @@ StreamingSpec DecodeStreaming(Reader& r, const YAML::Node& node, const YAML::Mar
   if (const Entry* e = m.Find("window"); e && !e->value.IsNull()) {
     s.window = DecodeWindow(r, e->value, e->mark(), m.PathOf("window"));
   }
+  m.String("late_rows", &s.late_rows);
   return s;
 }
 

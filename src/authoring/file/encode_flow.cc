@@ -42,7 +42,7 @@ OutNode EncodeSource(const SourceSpec& spec) {
 
 OutNode EncodeStreaming(const StreamingSpec& s) {
   OutNode m = OutNode::Map();
-  if (s.mode != StreamingMode::kRecompute) m.Add("mode", OutNode::Str(Name(s.mode)));
+  if (s.mode) m.Add("mode", OutNode::Str(Name(*s.mode)));
   if (s.trigger.kind == TriggerKind::kProcessingTime) {
     OutNode t = OutNode::Map(/*flow=*/true);
     t.Add("processing_time", EncodeDuration(s.trigger.interval_ms));
@@ -70,6 +70,7 @@ OutNode EncodeStreaming(const StreamingSpec& s) {
     if (s.window->gap_ms != 0) w.Add("gap", EncodeDuration(s.window->gap_ms));
     m.Add("window", std::move(w));
   }
+  if (!s.late_rows.empty()) m.Add("late_rows", OutNode::Str(s.late_rows));
   return m;
 }
 

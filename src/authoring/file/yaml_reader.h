@@ -111,13 +111,14 @@ class MapView {
   template <typename E>
   void Enum(std::string_view key, E* out, std::optional<E> (*parse)(std::string_view),
             std::initializer_list<E> all, std::string_view what) {
-    const Entry* e = Find(key);
-    if (e == nullptr || e->value.IsNull()) return;
-    std::vector<std::string_view> names;
-    for (E v : all) names.emplace_back(Name(v));
-    if (auto v = ParseEnumValue(*e, names, what); v) {
-      if (auto parsed = parse(*v)) *out = *parsed;
-    }
+    if (auto v = EnumOf(key, parse, all, what)) *out = *v;
+  }
+  // The same for an optional field: an absent key leaves it unset.
+  template <typename E>
+  void Enum(std::string_view key, std::optional<E>* out,
+            std::optional<E> (*parse)(std::string_view), std::initializer_list<E> all,
+            std::string_view what) {
+    if (auto v = EnumOf(key, parse, all, what)) *out = *v;
   }
 
   // A scalar parsed by `parse` (authoring/enum_values.h); bad text is an error
@@ -138,6 +139,16 @@ class MapView {
   }
 
  private:
+  template <typename E>
+  std::optional<E> EnumOf(std::string_view key, std::optional<E> (*parse)(std::string_view),
+                          std::initializer_list<E> all, std::string_view what) {
+    const Entry* e = Find(key);
+    if (e == nullptr || e->value.IsNull()) return std::nullopt;
+    std::vector<std::string_view> names;
+    for (E v : all) names.emplace_back(Name(v));
+    auto text = ParseEnumValue(*e, names, what);
+    return text ? parse(*text) : std::nullopt;
+  }
   std::optional<std::string> ParseEnumValue(const Entry& e,
                                             const std::vector<std::string_view>& names,
                                             std::string_view what);

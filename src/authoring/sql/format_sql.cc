@@ -98,7 +98,8 @@ void StreamingOptions(const std::optional<StreamingSpec>& s,
   if (!(s->trigger == b.trigger)) out->push_back("trigger = " + Literal(TriggerText(s->trigger)));
   if (s->output_mode != b.output_mode)
     out->push_back(std::string("output_mode = ") + Literal(Name(s->output_mode)));
-  if (s->mode != b.mode) out->push_back(std::string("mode = ") + Literal(Name(s->mode)));
+  // A body never implies a mode or late_rows: write them when set.
+  if (s->mode) out->push_back(std::string("mode = ") + Literal(Name(*s->mode)));
   if (!s->watermark) {
     if (b.watermark) out->push_back("watermark = NONE");
   } else {
@@ -130,6 +131,7 @@ void StreamingOptions(const std::optional<StreamingSpec>& s,
     if (bw.slide_ms != w.slide_ms) out->push_back("window_slide = " + Dur(w.slide_ms));
     if (bw.gap_ms != w.gap_ms) out->push_back("window_gap = " + Dur(w.gap_ms));
   }
+  if (!s->late_rows.empty()) out->push_back("late_rows = " + Literal(s->late_rows));
   if (out->size() == before && !base) out->push_back("streaming = true");
 }
 

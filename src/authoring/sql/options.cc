@@ -5,7 +5,7 @@
 //            schema_metadata
 //   flow:    streaming, trigger, output_mode, mode, watermark,
 //            allowed_lateness, idle_timeout, window, window_column,
-//            window_size, window_slide, window_gap
+//            window_size, window_slide, window_gap, late_rows
 // Flow options start from what the query implies (WATERMARK, window()).
 #include <algorithm>
 #include <charconv>
@@ -24,9 +24,11 @@ constexpr std::string_view kDatasetKeys[] = {
     "keyed_write.buckets",    "keyed_write.threads", "keyed_write.batch_size",
     "keyed_write.duplicates", "keyed_write.null_keys", "keyed_write.key_match",
     "schema_metadata",        "empty_schema"};
-constexpr std::string_view kFlowKeys[] = {
-    "streaming",    "trigger", "output_mode",   "mode",        "watermark",    "allowed_lateness",
-    "idle_timeout", "window",  "window_column", "window_size", "window_slide", "window_gap"};
+constexpr std::string_view kFlowKeys[] = {"streaming",        "trigger",      "output_mode",
+                                           "mode",             "watermark",    "allowed_lateness",
+                                           "idle_timeout",     "window",       "window_column",
+                                           "window_size",      "window_slide", "window_gap",
+                                           "late_rows"};
 
 bool In(std::string_view key, const auto& set) {
   for (auto k : set) {
@@ -263,6 +265,12 @@ bool StatementParser::ApplyOptions(const std::vector<Option>& options, thund::Da
           return Fail(o.token, "mode is 'recompute' or 'incremental', not '" + text + "'", "",
                       "sql-option");
         sp->mode = *m;
+      } else if (key == "late_rows") {
+        if (IsNone(o.value)) {
+          sp->late_rows.clear();
+        } else if (!scalar(o, &sp->late_rows)) {
+          return false;
+        }
       } else if (key == "allowed_lateness" || key == "idle_timeout") {
         if (!sp->watermark) {
           return Fail(o.token, "option '" + o.key + "' needs a watermark",

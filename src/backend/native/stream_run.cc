@@ -204,8 +204,7 @@ arrow::Status StreamLoop::Setup() {
 }
 
 bool WantsIncremental(const RunContext& ctx, const Flow& f) {
-  (void)ctx;
-  return f.streaming && f.streaming->mode == StreamingMode::kIncremental;
+  return EffectiveStreamingMode(f, ctx.options->streaming_mode) == StreamingMode::kIncremental;
 }
 
 // The flows asking for the incremental mode get their operator (or fall back,
