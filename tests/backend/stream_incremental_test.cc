@@ -177,6 +177,28 @@ WATERMARK ts DELAY OF INTERVAL 1 SECONDS;
   EXPECT_DATASET_MATCHES("all_rows", "SELECT 6 AS n, 5 AS with_time");
 }
 
+TEST_F(StreamIncrementalTest, LateRowsCanBeKeptInAStreamingTableOfTheirOwn) {
+  const char* sql = R"sql(
+CREATE STREAMING TABLE ev AS SELECT * FROM STREAM read_memory('ev');
+CREATE STREAMING TABLE late_ev;
+CREATE STREAMING TABLE per_window WITH (mode = 'incremental', late_rows = 'late_ev') AS
+SELECT window.end AS we, count(*) AS n FROM STREAM(ev)
+WATERMARK ts DELAY OF INTERVAL 1 SECONDS GROUP BY window(ts, '10 seconds');
+CREATE MATERIALIZED VIEW late_count AS SELECT count(*) AS n FROM late_ev;
+)sql";
+  RunOptions o;
+  o.memory_streams["ev"] = {Batch({1, 12, 25}, {}), Batch({3, 23, 24, std::nullopt, 31}, {})};
+  RunSummary s = Run(ParsePipeline(sql), o);
+  ASSERT_EQ(s.status, RunPhase::kCompleted) << s.ToString();
+  // W after trigger 1 is 24 s: the rows at 3 s and 23 s were late.
+  EXPECT_DATASET_MATCHES(
+      "late_ev", "SELECT make_timestamp(" + std::to_string(kBase) +
+                     ")::TIMESTAMPTZ + INTERVAL (t) SECONDS AS ts, 'x' AS k, v, 'per_window' AS "
+                     "__flow, make_timestamp(" + std::to_string(kBase + 24000000) +
+                     ") AS __watermark FROM (VALUES (3, 0), (23, 1)) AS r(t, v)");
+  EXPECT_DATASET_MATCHES("late_count", "SELECT 2 AS n");
+}
+
 TEST_F(StreamIncrementalTest, TheSlowestInputGatesTheWatermarkUntilItIsIdle) {
   const char* sql = R"sql(
 CREATE STREAMING TABLE fast AS SELECT * FROM STREAM read_memory('fast');

@@ -75,7 +75,10 @@ std::vector<std::string> InputsOf(const Pipeline& p, const std::vector<const Flo
 std::set<std::string> StreamingDatasets(const Pipeline& p) {
   std::set<std::string> out;
   for (const auto& f : p.flows) {
-    if (IsStreamingFlow(p, f)) out.insert(f.target);
+    if (!IsStreamingFlow(p, f)) continue;
+    out.insert(f.target);
+    // Its late-rows table is written in the same trigger loop.
+    if (f.streaming && !f.streaming->late_rows.empty()) out.insert(f.streaming->late_rows);
   }
   return out;
 }

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <deque>
 #include <thread>
 
 #include "backend/native/incremental_flow.h"
@@ -127,6 +128,17 @@ class StreamLoop {
         fs.flow = &f;
         ds.flows.push_back(std::move(fs));
       }
+      for (const Flow* producer : FlowsSendingLateRowsTo(*ctx.pipeline, d->name)) {
+        Flow stand_in;
+        stand_in.name = producer->name + ".late_rows";
+        stand_in.target = d->name;
+        late_flows_.push_back(std::move(stand_in));
+        FlowStream fs;
+        fs.flow = &late_flows_.back();
+        fs.shape = FlowShape::kAppend;
+        fs.late_rows_of = producer;
+        ds.flows.push_back(std::move(fs));
+      }
       streams_.push_back(std::move(ds));
     }
   }
@@ -142,8 +154,12 @@ class StreamLoop {
   void Finish(const arrow::Status& error, const std::string& failed_flow);
   void Notes();
 
+  arrow::Status SendLateRows(const Flow& producer, const std::shared_ptr<arrow::Table>& rows,
+                             int64_t index);
+
   RunContext& ctx_;
   RunSummary* summary_;
+  std::deque<Flow> late_flows_;  // stand-ins writing late-rows tables (stable addresses)
   std::vector<DatasetStream> streams_;
   std::map<std::string, DatasetStream*> by_name_;
   std::map<std::string, FlowTotals> totals_;
@@ -164,6 +180,7 @@ arrow::Status StreamLoop::Setup() {
     if (IsView(*ds.dataset)) continue;
     const bool fresh = o.full_refresh_all || o.full_refresh.count(ds.dataset->name) > 0;
     for (auto& f : ds.flows) {
+      if (f.late_rows_of) continue;
       ARROW_ASSIGN_OR_RAISE(f.shape, ShapeOf(*ctx_.pipeline, *f.flow));
     }
     ARROW_RETURN_NOT_OK(LoadStream(ctx_, &ds, fresh));
@@ -196,7 +213,9 @@ arrow::Status StreamLoop::Setup() {
   ARROW_RETURN_NOT_OK(SetupIncremental());
   for (auto& ds : streams_) {
     for (auto& f : ds.flows) {
-      if (!f.incremental) ARROW_RETURN_NOT_OK(PrimeAppendFlow(ctx_, ds, f, by_name_));
+      if (!f.incremental && !f.late_rows_of) {
+        ARROW_RETURN_NOT_OK(PrimeAppendFlow(ctx_, ds, f, by_name_));
+      }
     }
   }
   policy_ = ChoosePolicy(streams_, &ctx_.notes);
@@ -214,7 +233,7 @@ arrow::Status StreamLoop::SetupIncremental() {
   for (auto& ds : streams_) {
     if (IsView(*ds.dataset)) continue;
     for (auto& f : ds.flows) {
-      if (!WantsIncremental(ctx_, *f.flow)) continue;
+      if (f.late_rows_of || !WantsIncremental(ctx_, *f.flow)) continue;
       std::string fallback;
       auto inc = MakeIncrementalFlow(ctx_, f, by_name_, now, &fallback);
       if (!inc.ok()) return FlowError(*f.flow, inc.status());
@@ -334,7 +353,7 @@ arrow::Status StreamLoop::RunTrigger(int64_t index, bool* took_input, bool* fini
       continue;
     }
     for (auto& f : ds.flows) {
-      if (!InputsBound(*f.flow)) continue;
+      if (f.late_rows_of || !InputsBound(*f.flow)) continue;
       const int64_t flow_start = SteadyMs();
       const std::optional<int64_t> watermark_before = f.watermark_us;
       auto it = taken.find(&f);
@@ -396,6 +415,9 @@ arrow::Status StreamLoop::RunTrigger(int64_t index, bool* took_input, bool* fini
                     " change rows ignored so far (a NULL key or sequence value)";
         ctx_.Emit(m);
       }
+      if (step->late && f.flow->streaming && !f.flow->streaming->late_rows.empty()) {
+        ARROW_RETURN_NOT_OK(SendLateRows(*f.flow, step->late, index));
+      }
       if (step->late_rows > 0 && f.incremental) {
         RunEvent late = TriggerEvent(RunEvent::Kind::kLateRows, f, ds, index);
         late.count = step->late_rows;
@@ -424,6 +446,29 @@ arrow::Status StreamLoop::RunTrigger(int64_t index, bool* took_input, bool* fini
     }
   }
   (void)start;
+  return arrow::Status::OK();
+}
+
+// Appends the late rows `producer` dropped to its late-rows table.
+arrow::Status StreamLoop::SendLateRows(const Flow& producer,
+                                       const std::shared_ptr<arrow::Table>& rows, int64_t index) {
+  auto it = by_name_.find(producer.streaming->late_rows);
+  if (it == by_name_.end()) return arrow::Status::OK();
+  DatasetStream& ds = *it->second;
+  for (auto& f : ds.flows) {
+    if (f.late_rows_of != &producer) continue;
+    FlowStep step;
+    auto checked = CheckRows(ctx_, ds, *f.flow, rows, &step);
+    if (!checked.ok()) {
+      failed_flow_ = producer.name;
+      return checked.status().WithMessage("late rows of flow '", producer.name, "' into '",
+                                          ds.dataset->name, "': ", checked.status().message());
+    }
+    ARROW_RETURN_NOT_OK(AddRows(f, *checked, &step, KeepsRows(ds)));
+    totals_[f.flow->name].rows_out += step.rows_out;
+    ds.dirty = true;
+    (void)index;
+  }
   return arrow::Status::OK();
 }
 
@@ -550,6 +595,16 @@ void StreamLoop::Finish(const arrow::Status& error, const std::string& failed_fl
       state.available = false;
       state.blocked_reason = "upstream '" + d.name + "' failed";
     } else {
+      // What the loop did not keep in memory (rows only incremental flows
+      // read, late rows) is read after the loop from the committed version.
+      if (!ds.sink && !ds.version.empty()) {
+        auto current = ctx_.store->Current(d.name);
+        if (current.ok() && *current) {
+          arrow::Status bound = ctx_.catalog->BindStored(
+              d.name, ctx_.store->layout().VersionGlob(d.name, (**current).version));
+          if (!bound.ok()) ctx_.notes.push_back("dataset '" + d.name + "': " + bound.message());
+        }
+      }
       o.native->version = ds.version;
       o.rows_written = ds.rows;  // what the dataset holds now
       state.available = ds.schema != nullptr;

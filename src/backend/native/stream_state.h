@@ -68,6 +68,10 @@ struct FlowStream {
   int64_t total_rows = 0;
   std::shared_ptr<arrow::Table> recent;
   int64_t recent_start = 0;
+  // A late-rows table's receiving end for one incremental flow (flow is the
+  // loop's stand-in named "<flow>.late_rows"): never stepped, it appends the
+  // late rows that flow drops.
+  const Flow* late_rows_of = nullptr;
   // The incremental mode's operator and state (null: Recompute mode), and
   // the state the committed version holds for it (restored once the operator
   // is made): its JSON, and its tables' files (in saved_dir) by name.
