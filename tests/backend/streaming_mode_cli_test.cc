@@ -17,15 +17,17 @@ class StreamingModeCliTest : public ::testing::Test {
  protected:
   std::string Thund(const std::string& args) { return std::string(THUND_BINARY) + " " + args; }
 
-  // Two generator flows with streaming knobs: `plain` sets no mode, `pinned`
-  // sets recompute.
+  // Two DISTINCT flows (a shape the incremental mode runs in Recompute mode,
+  // with a fallback event): `plain` sets no mode, `pinned` sets recompute.
   std::string Pipeline() {
     const std::string file = dir_.File("modes.sql");
     std::ofstream(file)
-        << "CREATE STREAMING TABLE plain WITH (streaming = true) AS SELECT * FROM STREAM "
+        << "CREATE STREAMING TABLE ev AS SELECT * FROM STREAM "
            "read_generator(kind => 'keyed_events', rows_per_batch => 10, total_rows => 20);\n"
-           "CREATE STREAMING TABLE pinned WITH (mode = 'recompute') AS SELECT * FROM STREAM "
-           "read_generator(kind => 'keyed_events', rows_per_batch => 10, total_rows => 20);\n";
+           "CREATE STREAMING TABLE plain WITH (streaming = true) AS SELECT DISTINCT key "
+           "FROM STREAM(ev);\n"
+           "CREATE STREAMING TABLE pinned WITH (mode = 'recompute') AS SELECT DISTINCT key "
+           "FROM STREAM(ev);\n";
     return file;
   }
 
@@ -51,8 +53,8 @@ class StreamingModeCliTest : public ::testing::Test {
 TEST_F(StreamingModeCliTest, TheRunDefaultAppliesToFlowsThatSetNoMode) {
   EXPECT_EQ(FallbackFlows(""), std::set<std::string>{});
   EXPECT_EQ(FallbackFlows("--streaming-mode recompute"), std::set<std::string>{});
-  // Incremental is not built yet: the flow that takes the default falls back, saying so;
-  // the flow pinned to recompute is not affected.
+  // The flow that takes the default asks for incremental and falls back (DISTINCT),
+  // saying so; the flow pinned to recompute is not affected.
   EXPECT_EQ(FallbackFlows("--streaming-mode incremental"), std::set<std::string>{"plain"});
 }
 
