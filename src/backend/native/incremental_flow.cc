@@ -119,6 +119,36 @@ class InputBinding {
   std::vector<std::string> bound_;
 };
 
+// The smallest and largest event time of `column` in microseconds, read
+// straight from a timestamp column (no query). nullopt for other types, whose
+// range the caller asks DuckDB for.
+struct TimeRange {
+  std::optional<int64_t> min, max;  // nullopt when every value is NULL
+};
+std::optional<TimeRange> TimestampRange(const arrow::Table& t, const std::string& column) {
+  auto col = t.GetColumnByName(column);
+  if (!col || col->type()->id() != arrow::Type::TIMESTAMP) return std::nullopt;
+  const auto unit = std::static_pointer_cast<arrow::TimestampType>(col->type())->unit();
+  // Only units that convert to microseconds exactly (ns values are floored).
+  TimeRange r;
+  for (const auto& chunk : col->chunks()) {
+    auto arr = std::static_pointer_cast<arrow::TimestampArray>(chunk);
+    for (int64_t i = 0; i < arr->length(); ++i) {
+      if (arr->IsNull(i)) continue;
+      int64_t v = arr->Value(i);
+      switch (unit) {
+        case arrow::TimeUnit::SECOND: v *= 1000000; break;
+        case arrow::TimeUnit::MILLI: v *= 1000; break;
+        case arrow::TimeUnit::MICRO: break;
+        case arrow::TimeUnit::NANO: v = v >= 0 ? v / 1000 : (v - 999) / 1000; break;
+      }
+      r.min = std::min(r.min.value_or(v), v);
+      r.max = std::max(r.max.value_or(v), v);
+    }
+  }
+  return r;
+}
+
 std::optional<int64_t> MaxMicros(const arrow::Table& t) {
   std::optional<int64_t> out;
   if (t.num_columns() == 0) return out;
@@ -214,7 +244,11 @@ arrow::Status Stepper::TakeInputs() {
       Registered r(ctx_, kIn);
       ARROW_RETURN_NOT_OK(r.Set(rows));
       const std::string col = QuoteIdentifier(clock.column);
-      if (stateful && w_prev_ != kNoWatermark) {
+      const std::optional<TimeRange> range = TimestampRange(*rows, clock.column);
+      // No row below W: nothing is late (the usual case needs no query).
+      const bool maybe_late =
+          !range || (range->min && w_prev_ != kNoWatermark && *range->min < w_prev_);
+      if (stateful && w_prev_ != kNoWatermark && maybe_late) {
         const std::string w = std::to_string(w_prev_);
         ARROW_ASSIGN_OR_RAISE(
             auto late, Q("SELECT *, " + engine::QuoteString(flow_.name) + " AS __flow, " +
@@ -228,11 +262,15 @@ arrow::Status Stepper::TakeInputs() {
                                         " IS NULL OR " + Micros(col) + " >= " + w));
         }
       }
-      ARROW_ASSIGN_OR_RAISE(auto max,
-                            Q("SELECT " + Micros("max(" + col + ")") + "::BIGINT FROM " + kIn));
-      if (auto m = MaxMicros(*max)) {
-        clock.max_event_us = std::max(clock.max_event_us.value_or(*m), *m);
+      std::optional<int64_t> m;
+      if (range) {
+        m = range->max;
+      } else {
+        ARROW_ASSIGN_OR_RAISE(auto max,
+                              Q("SELECT " + Micros("max(" + col + ")") + "::BIGINT FROM " + kIn));
+        m = MaxMicros(*max);
       }
+      if (m) clock.max_event_us = std::max(clock.max_event_us.value_or(*m), *m);
     }
     fresh_rows_ += rows->num_rows();
     fresh_[in] = rows;

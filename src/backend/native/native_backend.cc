@@ -17,12 +17,17 @@ Capabilities NativeBackend::capabilities() const {
                  "sink:csv",           "sink:json",
                  // Batch flows into sinks / stored tables (keyed_write.h).
                  "keyed-write",
-                 // Streaming, Recompute mode (stream_run.h). Incremental mode
-                 // falls back to Recompute with a run event.
+                 // Streaming (stream_run.h): Recompute mode, and the incremental
+                 // mode's operators and their explicit state (incremental_flow.h);
+                 // other shapes fall back to Recompute per flow, with a run event.
                  "streaming", "streaming-sql", "source:file_drop", "source:generator",
                  "source:memory", "trigger:processing_time", "output:update",
                  "output:complete", "watermark", "window:tumbling", "window:hopping",
-                 "window:session", "cdc:scd1", "cdc:scd2", "mode:incremental"};
+                 "window:session", "cdc:scd1", "cdc:scd2", "mode:incremental",
+                 "incremental:stateless", "incremental:partial-aggregate",
+                 "incremental:rows-aggregate", "incremental:session-window",
+                 "incremental:late-rows", "incremental:idle-timeout",
+                 "incremental:state-checkpoint"};
   return c;
 }
 
