@@ -7,33 +7,16 @@
 #include <gtest/gtest.h>
 
 #include "thund/pipeline_file.h"
+#include "sql/parse_helpers.h"
 #include "thund/sql_pipeline.h"
 #include "thund/validate.h"
 
 namespace thund {
 namespace {
 
-std::string Render(const Diagnostics& ds, const std::string& text) {
-  std::string out;
-  for (const auto& d : ds) out += RenderDiagnostic(d, text);
-  return out;
-}
-
-Pipeline Parse(const std::string& sql) {
-  ParseResult r = ParseSql(sql, "test.sql");
-  EXPECT_TRUE(r.ok()) << Render(r.diagnostics, sql);
-  return r.pipeline;
-}
-
-Diagnostic OnlyError(const std::string& sql) {
-  ParseResult r = ParseSql(sql, "test.sql");
-  Diagnostics errors;
-  for (const auto& d : r.diagnostics) {
-    if (d.severity == Severity::kError) errors.push_back(d);
-  }
-  EXPECT_EQ(errors.size(), 1u) << Render(r.diagnostics, sql);
-  return errors.empty() ? Diagnostic{} : errors[0];
-}
+using testing::OnlyError;
+using testing::Parse;
+using testing::Render;
 
 const Flow& FlowNamed(const Pipeline& p, const std::string& name) {
   const Flow* f = p.FindFlow(name);

@@ -185,8 +185,9 @@ std::optional<int64_t> Combine(const std::map<std::string, InputClock>& clocks, 
   return active ? active : idle;
 }
 
-std::string Shift(int64_t w, int64_t by) {
-  return std::to_string(w == kNoWatermark || w == kEndOfInput ? w : w - by);
+// `w` moved back by `by`, the sentinels unchanged.
+int64_t Shift(int64_t w, int64_t by) {
+  return w == kNoWatermark || w == kEndOfInput ? w : w - by;
 }
 
 class Stepper {
@@ -209,6 +210,11 @@ class Stepper {
   arrow::Result<std::shared_ptr<arrow::Table>> Final(const std::shared_ptr<arrow::Table>& state);
   arrow::Result<std::shared_ptr<arrow::Table>> Merge(const std::shared_ptr<arrow::Table>& partial);
   arrow::Status Emit(std::shared_ptr<arrow::Table> rows);
+  // What the flow emitted so far (its Update state), or no rows like `like`.
+  arrow::Result<std::shared_ptr<arrow::Table>> Emitted(const std::shared_ptr<arrow::Table>& like) {
+    if (f_.rows) return f_.rows;
+    return EmptyLike(like);
+  }
   arrow::Status Replace(std::shared_ptr<arrow::Table> rows);
   arrow::Result<std::shared_ptr<arrow::Table>> DropHidden(std::shared_ptr<arrow::Table> t);
   OutputMode Mode() const {
@@ -290,10 +296,7 @@ arrow::Status Stepper::Emit(std::shared_ptr<arrow::Table> rows) {
   if (rows->num_rows() == 0) return arrow::Status::OK();
   ARROW_ASSIGN_OR_RAISE(auto checked, CheckRows(ctx_, ds_, flow_, rows, &step_));
   if (Mode() == OutputMode::kUpdate && inc_.plan.op != IncrementalOperator::kStateless) {
-    std::shared_ptr<arrow::Table> prev = f_.rows;
-    if (!prev) {
-      ARROW_ASSIGN_OR_RAISE(prev, EmptyLike(checked));
-    }
+    ARROW_ASSIGN_OR_RAISE(auto prev, Emitted(checked));
     Registered r_prev(ctx_, kPrev), r_delta(ctx_, kDelta);
     ARROW_RETURN_NOT_OK(r_prev.Set(prev));
     ARROW_RETURN_NOT_OK(r_delta.Set(checked));
@@ -446,7 +449,7 @@ arrow::Status Stepper::RowsAggregate() {
   ARROW_RETURN_NOT_OK(r_result.Set(result));
   // A session closes once W passes its end (a row at the end still joins it).
   const int64_t strict = inc_.session ? 1 : 0;
-  const std::string wp = Shift(w_prev_, strict), wn = Shift(w_now_, strict);
+  const int64_t wp = Shift(w_prev_, strict), wn = Shift(w_now_, strict);
   const std::string& end = inc_.end_expr;
   if (!windowed) {
     if (Mode() == OutputMode::kComplete) return Replace(result);
@@ -455,11 +458,10 @@ arrow::Status Stepper::RowsAggregate() {
     }
   }
   const std::string open_cond =
-      w_prev_ == kNoWatermark ? "TRUE" : Micros(end) + " > " + wp;
+      w_prev_ == kNoWatermark ? "TRUE" : Micros(end) + " > " + std::to_string(wp);
   switch (Mode()) {
     case OutputMode::kAppend: {
-      ARROW_ASSIGN_OR_RAISE(auto rows, Q(engine::stream::WindowedAppendDeltaSql(
-                                           kResult, end, std::stoll(wp), std::stoll(wn))));
+      ARROW_ASSIGN_OR_RAISE(auto rows, Q(engine::stream::WindowedAppendDeltaSql(kResult, end, wp, wn)));
       ARROW_RETURN_NOT_OK(Emit(rows));
       break;
     }
@@ -468,10 +470,7 @@ arrow::Status Stepper::RowsAggregate() {
           auto candidates,
           Q(std::string("SELECT * FROM ") + kResult + (windowed ? " WHERE " + open_cond : "")));
       ARROW_ASSIGN_OR_RAISE(candidates, DropHidden(candidates));
-      std::shared_ptr<arrow::Table> prev = f_.rows;
-      if (!prev) {
-        ARROW_ASSIGN_OR_RAISE(prev, EmptyLike(candidates));
-      }
+      ARROW_ASSIGN_OR_RAISE(auto prev, Emitted(candidates));
       Registered r_now(ctx_, kDelta), r_prev(ctx_, kPrev);
       ARROW_RETURN_NOT_OK(r_now.Set(candidates));
       ARROW_RETURN_NOT_OK(r_prev.Set(prev));
@@ -480,14 +479,13 @@ arrow::Status Stepper::RowsAggregate() {
       break;
     }
     case OutputMode::kComplete: {
-      ARROW_ASSIGN_OR_RAISE(auto now_closed, Q(engine::stream::WindowedAppendDeltaSql(
-                                                 kResult, end, std::stoll(wp), std::stoll(wn))));
+      ARROW_ASSIGN_OR_RAISE(auto now_closed, Q(engine::stream::WindowedAppendDeltaSql(kResult, end, wp, wn)));
       ARROW_ASSIGN_OR_RAISE(now_closed, DropHidden(now_closed));
       ARROW_ASSIGN_OR_RAISE(inc_.closed, Append(inc_.closed, now_closed));
       const std::string still_open =
           w_now_ == kNoWatermark ? "TRUE"
           : w_now_ == kEndOfInput ? "FALSE"
-                                  : Micros(end) + " > " + wn;
+                                  : Micros(end) + " > " + std::to_string(wn);
       ARROW_ASSIGN_OR_RAISE(auto open,
                             Q(std::string("SELECT * FROM ") + kResult + " WHERE " + still_open));
       ARROW_ASSIGN_OR_RAISE(open, DropHidden(open));

@@ -24,8 +24,9 @@ constexpr const char* kDelta = "__thund_stream_delta";
 constexpr const char* kCheck = "__thund_stream_check";
 constexpr const char* kArrival = "__thund_arrival";
 
-// The event-time watermark of `flow` now: the largest event time its inputs
-// hold, minus the allowed lateness. nullopt when no input has the column.
+// The event-time watermark of `flow` now: the smallest over its inputs of the
+// largest event time each holds, minus the allowed lateness. nullopt when no
+// input has the column, or one that has it holds no event time yet.
 arrow::Result<std::optional<int64_t>> CurrentWatermark(
     RunContext& ctx, const Flow& flow, const std::map<std::string, DatasetStream*>& streams) {
   const Pipeline& p = *ctx.pipeline;
