@@ -134,6 +134,63 @@ TEST_F(StreamIncrementalTest, EveryShapeEqualsRecomputeAndTheBatchQueryOverABoun
   EXPECT_TRUE(TablesEqualUnordered(*expected, *actual, /*check_types=*/false));
 }
 
+// Decimal, double and integer values; string, integer and date group keys.
+std::shared_ptr<arrow::RecordBatch> Typed(int64_t from, int64_t n) {
+  arrow::TimestampBuilder ts(arrow::timestamp(arrow::TimeUnit::MILLI), arrow::default_memory_pool());
+  arrow::Decimal128Builder amount(arrow::decimal128(10, 2));
+  arrow::DoubleBuilder ratio;
+  arrow::Int32Builder units;
+  arrow::Date32Builder day;
+  for (int64_t i = from; i < from + n; ++i) {
+    EXPECT_TRUE(ts.Append(kBase / 1000 + i * 700 - (i % 7) * 900).ok());
+    EXPECT_TRUE(amount.Append(arrow::Decimal128(i * 37 % 10007 - 2000)).ok());
+    EXPECT_TRUE((i % 11 == 0 ? ratio.AppendNull() : ratio.Append(0.1 * static_cast<double>(i % 13)))
+                    .ok());
+    EXPECT_TRUE(units.Append(static_cast<int32_t>(i % 5)).ok());
+    EXPECT_TRUE(day.Append(static_cast<int32_t>(20454 + i % 3)).ok());
+  }
+  auto schema = arrow::schema({arrow::field("ts", ts.type()), arrow::field("amount", amount.type()),
+                               arrow::field("ratio", arrow::float64()),
+                               arrow::field("units", arrow::int32()),
+                               arrow::field("day", arrow::date32())});
+  std::shared_ptr<arrow::Array> a, b, c, d, e;
+  EXPECT_TRUE(ts.Finish(&a).ok());
+  EXPECT_TRUE(amount.Finish(&b).ok());
+  EXPECT_TRUE(ratio.Finish(&c).ok());
+  EXPECT_TRUE(units.Finish(&d).ok());
+  EXPECT_TRUE(day.Finish(&e).ok());
+  return arrow::RecordBatch::Make(schema, n, {a, b, c, d, e});
+}
+
+TEST_F(StreamIncrementalTest, DecimalsFloatsAndIntegersOfAnyKeyTypeEqualTheBatchQuery) {
+  const char* sql = R"sql(
+CREATE STREAMING TABLE ev AS SELECT * FROM STREAM read_memory('ev');
+CREATE STREAMING TABLE by_key WITH (mode = 'incremental', output_mode = 'update') AS
+SELECT day, units, count(*) AS n, sum(amount) AS total, min(amount) AS lo, max(ratio) AS hi,
+       round(avg(amount), 6) AS mean, round(sum(ratio), 6) AS r, sum(units) AS u
+FROM STREAM(ev) GROUP BY day, units;
+CREATE STREAMING TABLE by_window WITH (mode = 'incremental', output_mode = 'complete') AS
+SELECT window.start AS ws, day, count(*) AS n, sum(amount) AS total, round(avg(ratio), 6) AS r
+FROM STREAM(ev) WATERMARK ts DELAY OF INTERVAL 10 SECONDS
+GROUP BY window(ts, '5 seconds'), day;
+)sql";
+  RunOptions o;
+  o.memory_streams["ev"] = {Typed(0, 40), Typed(40, 7), Typed(47, 90), Typed(137, 3)};
+  RunSummary s = Run(ParsePipeline(sql), o);
+  ASSERT_EQ(s.status, RunPhase::kCompleted) << s.ToString();
+  for (const auto& e : events_) ASSERT_NE(e.kind, RunEvent::Kind::kFallback) << e.message;
+  EXPECT_EQ(Count(RunEvent::Kind::kLateRows, "by_window"), 0);  // disorder < lateness
+  const std::string all = "read_parquet(" + QuoteString(root() + "/ev/current/*.parquet") + ")";
+  EXPECT_DATASET_MATCHES(
+      "by_key", "SELECT day, units, count(*) AS n, sum(amount) AS total, min(amount) AS lo, "
+                "max(ratio) AS hi, round(avg(amount), 6) AS mean, round(sum(ratio), 6) AS r, "
+                "sum(units) AS u FROM " + all + " GROUP BY day, units");
+  EXPECT_DATASET_MATCHES(
+      "by_window", "SELECT make_timestamp((epoch_us(ts) // 5000000) * 5000000) AS ws, day, "
+                   "count(*) AS n, sum(amount) AS total, round(avg(ratio), 6) AS r FROM " + all +
+                   " GROUP BY ALL");
+}
+
 TEST_F(StreamIncrementalTest, ARerunResumesFromTheCommittedStateWithNothingLostOrTwice) {
   const std::string once = Path("once"), twice = Path("twice");
   RunSummary whole = RunAt("incremental", once);

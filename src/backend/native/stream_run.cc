@@ -398,6 +398,11 @@ arrow::Status StreamLoop::RunTrigger(int64_t index, bool* took_input, bool* fini
                         ? "watermark: end of input"
                         : "watermark " + FormatMicros(*step->watermark_us);
       }
+      if (f.incremental) {
+        e.message += (e.message.empty() ? "" : ", ") + std::string("state ") +
+                     std::to_string(f.incremental->StateRows()) + " rows / " +
+                     std::to_string(f.incremental->StateBytes()) + " bytes";
+      }
       ctx_.Emit(e);
       for (size_t i = 0; i < step->violations.size(); ++i) {
         if (step->violations[i] == 0) continue;
