@@ -109,6 +109,9 @@ struct NativeRunOptions {
   // null = the local filesystem. Tests pass a FaultInjectingFileSystem.
   std::shared_ptr<arrow::fs::FileSystem> filesystem;
   int threads = 0;  // DuckDB worker threads; 0 = one per core
+  // Re-registering in-memory rows of an unchanged schema swaps only the data
+  // (DuckDbSessionOptions::reuse_arrow_views); false re-creates the views.
+  bool reuse_arrow_views = true;
 };
 
 // ---------------------------------------------------------------------------

@@ -91,10 +91,12 @@ class StreamIncrementalTest : public BatchFixture {
     for (size_t at; (at = sql.find("{mode}")) != std::string::npos;) sql.replace(at, 6, mode);
     return ParsePipeline(sql);
   }
-  RunSummary RunAt(const std::string& mode, const std::string& storage, int64_t max_triggers = 0) {
+  RunSummary RunAt(const std::string& mode, const std::string& storage, int64_t max_triggers = 0,
+                   bool reuse_views = true) {
     RunOptions o;
     o.storage_root = storage;
     o.max_triggers = max_triggers;
+    o.native.reuse_arrow_views = reuse_views;
     return Run(Generated(mode), o);
   }
   std::shared_ptr<arrow::Table> Read(const std::string& storage, const std::string& dataset) {
@@ -189,6 +191,21 @@ GROUP BY window(ts, '5 seconds'), day;
       "by_window", "SELECT make_timestamp((epoch_us(ts) // 5000000) * 5000000) AS ws, day, "
                    "count(*) AS n, sum(amount) AS total, round(avg(ratio), 6) AS r FROM " + all +
                    " GROUP BY ALL");
+}
+
+// The reused-view fast path of the session against its plain twin.
+TEST_F(StreamIncrementalTest, ReusedArrowViewsGiveTheSameResultsAsRecreatedOnes) {
+  const std::string fast = Path("fast"), plain = Path("plain");
+  RunSummary a = RunAt("incremental", fast);
+  ASSERT_EQ(a.status, RunPhase::kCompleted) << a.ToString();
+  RunSummary b = RunAt("incremental", plain, 0, /*reuse_views=*/false);
+  ASSERT_EQ(b.status, RunPhase::kCompleted) << b.ToString();
+  for (const auto& flow : kFlows) {
+    SCOPED_TRACE(flow);
+    auto x = Read(fast, flow), y = Read(plain, flow);
+    ASSERT_TRUE(x && y);
+    EXPECT_TRUE(TablesEqualUnordered(*y, *x, /*check_types=*/true));
+  }
 }
 
 TEST_F(StreamIncrementalTest, ARerunResumesFromTheCommittedStateWithNothingLostOrTwice) {

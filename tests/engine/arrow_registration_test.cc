@@ -209,3 +209,49 @@ TEST(ArrowRegistrationTest, ArrowDataCanBeMaterializedIntoDuckDbTables) {
 
 }  // namespace
 }  // namespace thund::engine
+
+namespace thund::engine {
+namespace {
+
+// Registering again under one name, releasing and unregistering give the same
+// answers whether views are reused (the fast path) or re-created each time.
+TEST(ArrowRegistrationTest, ReusedViewsAnswerAsRecreatedOnes) {
+  std::vector<std::vector<std::string>> answers[2];
+  for (int reuse = 0; reuse < 2; ++reuse) {
+    DuckDbSessionOptions options;
+    options.threads = 2;
+    options.reuse_arrow_views = reuse == 1;
+    auto opened = DuckDbSession::Open(options);
+    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+    DuckDbSession& s = **opened;
+    auto& out = answers[reuse];
+    ASSERT_TRUE(s.RegisterArrow("t", Ints("a", "[1, 2]")).ok());
+    EXPECT_FALSE(s.ReusesView("t", *arrow::schema({arrow::field("b", arrow::int64())})));
+    EXPECT_EQ(s.ReusesView("t", *arrow::schema({arrow::field("a", arrow::int64())})), reuse == 1);
+    out.push_back(Rows(s, "SELECT sum(a) FROM t"));
+    ASSERT_TRUE(s.RegisterArrow("T", Ints("a", "[5, 6, 7]")).ok());  // same schema
+    out.push_back(Rows(s, "SELECT sum(a) FROM t"));
+    ASSERT_TRUE(s.RegisterArrow("t", Ints("b", "[10]")).ok());  // another schema
+    out.push_back(Rows(s, "SELECT * FROM t"));
+    ASSERT_TRUE(s.Release("t").ok());
+    auto released = s.Query("SELECT count(*) FROM t");
+    // Reused: the view stays and scans no rows; re-created: the name is gone.
+    EXPECT_EQ(released.ok(), reuse == 1);
+    out.push_back(released.ok() ? RowStrings(**released) : std::vector<std::string>{"gone"});
+    ASSERT_TRUE(s.RegisterArrow("t", Ints("b", "[3]")).ok());
+    out.push_back(Rows(s, "SELECT b FROM t"));
+    ASSERT_TRUE(s.Unregister("t").ok());
+    EXPECT_FALSE(s.Query("SELECT * FROM t").ok());
+    EXPECT_FALSE(s.ReusesView("t", *arrow::schema({arrow::field("b", arrow::int64())})));
+  }
+  ASSERT_EQ(answers[0].size(), answers[1].size());
+  for (size_t i = 0; i < answers[0].size(); ++i) {
+    if (i == 3) continue;  // after Release: no rows (reused) / no table (re-created)
+    EXPECT_EQ(answers[0][i], answers[1][i]) << "answer " << i;
+  }
+  EXPECT_EQ(answers[1][3], std::vector<std::string>{"0"});
+  EXPECT_EQ(answers[1][1], std::vector<std::string>{"18"});
+}
+
+}  // namespace
+}  // namespace thund::engine

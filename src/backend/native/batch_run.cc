@@ -145,6 +145,7 @@ arrow::Result<RunSummary> RunBatch(const ExecBackend& backend, const Pipeline& p
   // Opening DuckDB (~10 ms: it loads its built-in extensions) does not depend on
   // validation, which starts the SQL parser's own DuckDB: open both at once.
   engine::DuckDbSessionOptions session_options;
+  session_options.reuse_arrow_views = options.native.reuse_arrow_views;
   session_options.threads = options.native.threads;
   auto opening = std::async(std::launch::async, [session_options] {
     return engine::DuckDbSession::Open(session_options);

@@ -72,7 +72,7 @@ class Registered {
  public:
   Registered(RunContext& ctx, std::string name) : ctx_(ctx), name_(std::move(name)) {}
   ~Registered() {
-    if (registered_) (void)ctx_.session->Unregister(name_);
+    if (registered_) (void)ctx_.session->Release(name_);
   }
   Registered(const Registered&) = delete;
   Registered& operator=(const Registered&) = delete;

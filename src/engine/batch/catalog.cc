@@ -53,6 +53,11 @@ arrow::Status Catalog::BindView(const std::string& name, const std::string& duck
 
 arrow::Status Catalog::BindArrow(const std::string& name, std::shared_ptr<arrow::Schema> schema,
                                  std::vector<std::shared_ptr<arrow::RecordBatch>> batches) {
+  // Bound to Arrow data of this schema already: only the data changes (the
+  // views and aliases stay).
+  if (schema && session_.ReusesView(name, *schema)) {
+    return session_.RegisterArrow(name, std::move(schema), std::move(batches));
+  }
   Unbind(name);
   ARROW_RETURN_NOT_OK(session_.RegisterArrow(name, std::move(schema), std::move(batches)));
   return Aliases(name);

@@ -1,5 +1,6 @@
 #include "engine/duckdb/duckdb_session.h"
 
+#include <cctype>
 #include <string>
 
 #include <arrow/scalar.h>
@@ -52,6 +53,12 @@ arrow::Result<duckdb_internal::ConfigHandle> MakeConfig(const DuckDbSessionOptio
   return config;
 }
 
+std::string Lower(const std::string& s) {
+  std::string out = s;
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
 arrow::Status CheckName(const std::string& name) {
   if (name.empty()) return arrow::Status::Invalid("an Arrow table needs a non-empty name");
   if (name.find('\0') != std::string::npos) {
@@ -92,6 +99,7 @@ arrow::Result<std::unique_ptr<DuckDbSession>> DuckDbSession::Open(
   ARROW_RETURN_NOT_OK(duckdb_internal::RegisterArrowScanFunction(core->connection.get(), registry));
   std::unique_ptr<DuckDbSession> session(
       new DuckDbSession(std::move(core), std::move(converter), std::move(registry)));
+  session->reuse_views_ = options.reuse_arrow_views;
   if (!options.time_zone.empty()) {
     arrow::Status st = session->Execute("SET TimeZone = " + QuoteString(options.time_zone));
     if (!st.ok()) {
@@ -164,7 +172,11 @@ arrow::Status DuckDbSession::RegisterArrow(
     return source.status().WithMessage("cannot register Arrow table '", name,
                                        "': ", source.status().message());
   }
+  const bool reuse = ReusesView(name, *(*source)->schema());
   auto previous = registry_->Put(name, std::move(source).ValueUnsafe());
+  // The view scans the registry entry by name when a query runs: new data of
+  // the same schema needs no new view.
+  if (reuse) return arrow::Status::OK();
   // The view is bound now (DuckDB resolves its columns at creation), so the registry
   // entry must exist first; on failure, restore the previous state.
   const std::string sql = "CREATE OR REPLACE TEMP VIEW " + QuoteIdentifier(name) +
@@ -179,6 +191,22 @@ arrow::Status DuckDbSession::RegisterArrow(
     }
     return st.WithMessage("cannot register Arrow table '", name, "': ", st.message());
   }
+  views_.insert(Lower(name));
+  return arrow::Status::OK();
+}
+
+bool DuckDbSession::ReusesView(const std::string& name, const arrow::Schema& schema) const {
+  if (!reuse_views_ || !views_.count(Lower(name))) return false;
+  auto current = registry_->Find(name);
+  return current != nullptr && current->schema()->Equals(schema, /*check_metadata=*/true);
+}
+
+arrow::Status DuckDbSession::Release(const std::string& name) {
+  auto current = registry_->Find(name);
+  if (!reuse_views_ || current == nullptr || !views_.count(Lower(name))) return Unregister(name);
+  ARROW_RETURN_NOT_OK(core_->CheckNoOpenStream());
+  ARROW_ASSIGN_OR_RAISE(auto empty, ArrowScanSource::Make(converter_, current->schema(), {}));
+  registry_->Put(name, std::move(empty));
   return arrow::Status::OK();
 }
 
@@ -189,6 +217,7 @@ arrow::Status DuckDbSession::Unregister(const std::string& name) {
   }
   ARROW_RETURN_NOT_OK(Execute("DROP VIEW IF EXISTS temp.main." + QuoteIdentifier(name)));
   registry_->Remove(name);
+  views_.erase(Lower(name));
   return arrow::Status::OK();
 }
 

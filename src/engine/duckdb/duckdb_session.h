@@ -27,6 +27,7 @@
 #include <arrow/table.h>
 
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,6 +59,11 @@ struct DuckDbSessionOptions {
   // Let DuckDB scan registered Arrow data on several threads. Row order of queries
   // without ORDER BY is then unspecified; set false to scan in registration order.
   bool parallel_arrow_scan = true;
+  // Re-registering an Arrow table under a name whose view already scans Arrow
+  // data of the same schema only swaps the data (no CREATE VIEW), and
+  // Release() keeps the view. Set false for the plain twin: every
+  // registration re-creates the view, Release() drops it.
+  bool reuse_arrow_views = true;
 };
 
 class DuckDbSession {
@@ -118,6 +124,12 @@ class DuckDbSession {
 
   // Drops the view and releases the data. KeyError if `name` is not registered.
   arrow::Status Unregister(const std::string& name);
+  // Releases the data of a name the caller will register again: the view
+  // stays (scanning no rows) when views are reused, else as Unregister.
+  arrow::Status Release(const std::string& name);
+  // Whether re-registering `name` with `schema` only swaps its data (a
+  // registration by this session with an equal schema, views reused).
+  bool ReusesView(const std::string& name, const arrow::Schema& schema) const;
 
   bool IsRegistered(const std::string& name) const;
   std::vector<std::string> RegisteredNames() const;
@@ -130,6 +142,8 @@ class DuckDbSession {
   std::shared_ptr<duckdb_internal::SessionCore> core_;
   std::shared_ptr<duckdb_internal::ConverterConnection> converter_;
   std::shared_ptr<duckdb_internal::ArrowTableRegistry> registry_;
+  bool reuse_views_ = true;
+  std::set<std::string> views_;  // names whose view RegisterArrow created (lower case)
 };
 
 }  // namespace thund::engine
