@@ -4,8 +4,10 @@
 #include <nlohmann/json.hpp>
 
 #include <arrow/array/array_primitive.h>
+#include <arrow/compute/api.h>
 
 #include "backend/native/flow_runner.h"
+#include "engine/batch/compute_init.h"
 #include "engine/duckdb/sql_quote.h"
 #include "engine/stream/output_mode.h"
 #include "ir/validate_internal.h"
@@ -147,6 +149,24 @@ std::optional<TimeRange> TimestampRange(const arrow::Table& t, const std::string
     }
   }
   return r;
+}
+
+// The rows of `t` where the boolean column `flag` is true, and the others;
+// the column is dropped from both when `drop`.
+arrow::Result<std::pair<std::shared_ptr<arrow::Table>, std::shared_ptr<arrow::Table>>> SplitBy(
+    const std::shared_ptr<arrow::Table>& t, const std::string& flag, bool drop = true) {
+  ARROW_RETURN_NOT_OK(engine::batch::EnsureComputeInitialized());
+  const int i = t->schema()->GetFieldIndex(flag);
+  if (i < 0) return arrow::Status::Invalid("no column ", flag);
+  auto mask = t->column(i);
+  ARROW_ASSIGN_OR_RAISE(auto inverse, arrow::compute::Invert(mask));
+  std::shared_ptr<arrow::Table> base = t;
+  if (drop) {
+    ARROW_ASSIGN_OR_RAISE(base, t->RemoveColumn(i));
+  }
+  ARROW_ASSIGN_OR_RAISE(auto yes, arrow::compute::Filter(base, mask));
+  ARROW_ASSIGN_OR_RAISE(auto no, arrow::compute::Filter(base, inverse));
+  return std::make_pair(yes.table(), no.table());
 }
 
 std::optional<int64_t> MaxMicros(const arrow::Table& t) {
@@ -388,15 +408,18 @@ arrow::Status Stepper::PartialAggregate() {
   if (!changed && !closes && !(trigger_.input_finished && !windowed)) {
     return arrow::Status::OK();
   }
-  Registered r_merged(ctx_, kMerged);
-  ARROW_RETURN_NOT_OK(r_merged.Set(merged));
   std::shared_ptr<arrow::Table> closed, open = merged;
   if (closes) {
+    // One query flags the windows W closed; the split is an Arrow filter.
+    Registered r_merged(ctx_, kMerged);
+    ARROW_RETURN_NOT_OK(r_merged.Set(merged));
     const std::string cond =
         w_now_ == kEndOfInput ? "TRUE" : Micros(end) + " <= " + std::to_string(w_now_);
-    ARROW_ASSIGN_OR_RAISE(closed, Q(std::string("SELECT * FROM ") + kMerged + " WHERE " + cond));
-    ARROW_ASSIGN_OR_RAISE(
-        open, Q(std::string("SELECT * FROM ") + kMerged + " WHERE NOT (" + cond + ")"));
+    ARROW_ASSIGN_OR_RAISE(auto flagged, Q(std::string("SELECT *, coalesce(") + cond +
+                                          ", false) AS __closed FROM " + kMerged));
+    ARROW_ASSIGN_OR_RAISE(auto parts, SplitBy(flagged, "__closed"));
+    closed = parts.first;
+    open = parts.second;
   }
   switch (Mode()) {
     case OutputMode::kAppend:
@@ -410,9 +433,8 @@ arrow::Status Stepper::PartialAggregate() {
       break;
     case OutputMode::kUpdate:
       if (changed) {
-        ARROW_ASSIGN_OR_RAISE(auto touched,
-                              Q(std::string("SELECT * FROM ") + kMerged + " WHERE __touched"));
-        ARROW_ASSIGN_OR_RAISE(auto rows, Final(touched));
+        ARROW_ASSIGN_OR_RAISE(auto parts, SplitBy(merged, "__touched", /*drop=*/false));
+        ARROW_ASSIGN_OR_RAISE(auto rows, Final(parts.first));
         ARROW_RETURN_NOT_OK(Emit(rows));
       }
       break;
