@@ -1,5 +1,7 @@
 #include "sql/duckdb_parser.h"
 
+#include "sql/duckdb_functions.h"
+
 #include "sql/duckdb_types.h"
 #include "sql/verdict_cache.h"
 
@@ -131,6 +133,9 @@ class ParserDb {
       duckdb_result r;
       (void)duckdb_query(con_, "SET TimeZone = 'UTC'", &r);
       duckdb_destroy_result(&r);
+      // The dialect's SQL calls thund's functions: they bind here too.
+      arrow::Status st = sql::RegisterThundFunctions(con_);
+      if (!st.ok()) open_error_ = st.message();
     }
     duckdb_destroy_config(&config);
   }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "sql/duckdb_functions.h"
 #include "sql/sql_dialect_internal.h"
 
 namespace thund {
@@ -117,8 +118,15 @@ std::string WindowStartExpr(std::string_view ts, int64_t slide_us, int64_t offse
   std::string e = "epoch_us(" + std::string(ts) + ")";
   if (offset_us != 0) e = "(" + e + " - " + std::to_string(offset_us) + ")";
   const std::string s = std::to_string(slide_us);
-  return "((" + std::string(ts) + ") - to_microseconds(((" + e + " % " + s + ") + " + s + ") % " +
-         s + "))";
+  return AddMicros(ts, "-(((" + e + " % " + s + ") + " + s + ") % " + s + ")");
+}
+
+std::string AddMicros(std::string_view ts, std::string_view micros) {
+  return std::string(kAddMicrosFunction) + "(" + std::string(ts) + ", " + std::string(micros) + ")";
+}
+
+std::string AddMicros(std::string_view ts, int64_t micros) {
+  return AddMicros(ts, std::to_string(micros));
 }
 
 std::string SessionRelation(std::string_view relation, std::string_view alias,
@@ -130,22 +138,23 @@ std::string SessionRelation(std::string_view relation, std::string_view alias,
   const std::string by = part.empty() ? "" : "PARTITION BY " + part + " ";
   const std::string by_sid = "PARTITION BY " + (part.empty() ? "" : part + ", ") + "__thund_sid";
   const std::string order = "ORDER BY " + std::string(ts);
-  const std::string gap = "to_microseconds(" + std::to_string(gap_us) + ")";
+
   const std::string as = alias.empty() ? "" : " AS " + std::string(alias);
   std::string filter = "(" + std::string(ts) + ") IS NOT NULL";
   if (!where.empty()) filter = "(" + std::string(where) + ") AND " + filter;
   // A row starts a session when it is the first of its partition or comes
   // more than `gap` after the previous row (Spark merges windows that touch).
   std::string inner = "SELECT *, CASE WHEN lag(" + std::string(ts) + ") OVER (" + by + order +
-                      ") IS NULL OR " + std::string(ts) + " > lag(" + std::string(ts) + ") OVER (" +
-                      by + order + ") + " + gap + " THEN 1 ELSE 0 END AS __thund_new FROM " +
+                      ") IS NULL OR " + std::string(ts) + " > " +
+                      AddMicros("lag(" + std::string(ts) + ") OVER (" + by + order + ")", gap_us) +
+                      " THEN 1 ELSE 0 END AS __thund_new FROM " +
                       std::string(relation) + " WHERE " + filter;
   std::string numbered =
       "SELECT *, sum(__thund_new) OVER (" + by + order +
       " RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS __thund_sid FROM (" + inner + ")" +
       as;
   const std::string lo = "min(" + std::string(ts) + ") OVER (" + by_sid + ")";
-  const std::string hi = "max(" + std::string(ts) + ") OVER (" + by_sid + ") + " + gap;
+  const std::string hi = AddMicros("max(" + std::string(ts) + ") OVER (" + by_sid + ")", gap_us);
   std::string cols = !struct_name.empty()
                          ? "{'start': " + lo + ", 'end': " + hi + "} AS " + std::string(struct_name)
                          : lo + " AS window_start, " + hi + " AS window_end";

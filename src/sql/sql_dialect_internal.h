@@ -92,6 +92,11 @@ arrow::Result<std::string> JavaToStrftime(std::string_view pattern);
 // epoch) containing `ts`, keeping ts's type: ts - (epoch_us(ts) - off) mod slide.
 std::string WindowStartExpr(std::string_view ts, int64_t slide_us, int64_t offset_us);
 
+// `ts` moved by `micros` (an SQL BIGINT expression) microseconds, keeping its
+// type: thund_add_micros (duckdb_functions.h), never ICU's calendar.
+std::string AddMicros(std::string_view ts, std::string_view micros);
+std::string AddMicros(std::string_view ts, int64_t micros);
+
 // SQL for session ids over `relation` (text of a FROM item, with `alias` to
 // keep qualified references valid), partitioned by `keys`: a derived table
 // with every source column plus window_start / window_end, or, when

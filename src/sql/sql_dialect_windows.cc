@@ -57,16 +57,14 @@ arrow::Result<WindowCall> ParseWindowCall(const PassInput& in, const Call& c) {
   return w;
 }
 
-std::string Micros(int64_t us) { return "to_microseconds(" + std::to_string(us) + ")"; }
-
 // Window starts of every window of `size` sliding by `slide` that holds ts, as
 // a relation with one column `col`.
 std::string HopStarts(const std::string& ts, int64_t size, int64_t slide, int64_t offset,
                       const std::string& col) {
   const int64_t n = (size + slide - 1) / slide;
-  return "(SELECT " + WindowStartExpr(ts, slide, offset) + " - to_microseconds(__thund_i * " +
-         std::to_string(slide) + ") AS " + col + " FROM range(" + std::to_string(n) +
-         ") AS __thund_r(__thund_i))";
+  return "(SELECT " +
+         AddMicros(WindowStartExpr(ts, slide, offset), "-(__thund_i * " + std::to_string(slide) + ")") +
+         " AS " + col + " FROM range(" + std::to_string(n) + ") AS __thund_r(__thund_i))";
 }
 
 // The single relation of a FROM clause [a, b): its core tokens and alias.
@@ -165,7 +163,7 @@ arrow::Status WindowGroupPass(const PassInput& in, std::vector<Edit>* out) {
     // for every window() call and every reference to the window column
     // (a projection; much faster in DuckDB than a LATERAL join).
     const std::string s = WindowStartExpr(ts, spec->size, spec->offset);
-    const std::string e = "{'start': " + s + ", 'end': " + s + " + " + Micros(spec->size) + "}";
+    const std::string e = "{'start': " + s + ", 'end': " + AddMicros(s, spec->size) + "}";
     for (const Call& c : calls) {
       const bool item = SelectItemWithoutAlias(in, blk, best, c.name, c.close);
       out->push_back({t[c.name].begin, t[c.close].end, e + (item ? " AS \"window\"" : "")});
@@ -205,13 +203,13 @@ arrow::Status WindowGroupPass(const PassInput& in, std::vector<Edit>* out) {
     std::string lateral;
     if (spec->slide == spec->size) {
       std::string s = WindowStartExpr(ts, spec->size, spec->offset);
-      lateral = "LATERAL (SELECT {'start': " + s + ", 'end': " + s + " + " + Micros(spec->size) +
+      lateral = "LATERAL (SELECT {'start': " + s + ", 'end': " + AddMicros(s, spec->size) +
                 "} AS \"window\" WHERE (" + ts + ") IS NOT NULL) AS __thund_w";
     } else {
-      lateral = "LATERAL (SELECT {'start': __thund_ws, 'end': __thund_ws + " + Micros(spec->size) +
-                "} AS \"window\" FROM " +
+      lateral = "LATERAL (SELECT {'start': __thund_ws, 'end': " +
+                AddMicros("__thund_ws", spec->size) + "} AS \"window\" FROM " +
                 HopStarts(ts, spec->size, spec->slide, spec->offset, "__thund_ws") + " WHERE (" +
-                ts + ") < __thund_ws + " + Micros(spec->size) + ") AS __thund_w";
+                ts + ") < " + AddMicros("__thund_ws", spec->size) + ") AS __thund_w";
     }
     size_t at = t[from_end - 1].end;
     out->push_back({at, at, ", " + lateral});
@@ -397,13 +395,13 @@ arrow::Status WindowTvfPass(const PassInput& in, std::vector<Edit>* out) {
       repl = SessionRelation(relation, "", "", ts, call->keys, call->gap, "");
     } else if (call->tumble) {
       std::string s = WindowStartExpr(ts, call->size, 0);
-      repl = "(SELECT *, " + s + " AS window_start, " + s + " + " + Micros(call->size) +
+      repl = "(SELECT *, " + s + " AS window_start, " + AddMicros(s, call->size) +
              " AS window_end FROM " + relation + " WHERE (" + ts + ") IS NOT NULL)";
     } else {
-      repl = "(SELECT * EXCLUDE (__thund_ws), __thund_ws AS window_start, __thund_ws + " +
-             Micros(call->size) + " AS window_end FROM " + relation + ", LATERAL " +
-             HopStarts(ts, call->size, call->slide, 0, "__thund_ws") + " AS __thund_h WHERE (" +
-             ts + ") < __thund_ws + " + Micros(call->size) + ")";
+      repl = "(SELECT * EXCLUDE (__thund_ws), __thund_ws AS window_start, " +
+             AddMicros("__thund_ws", call->size) + " AS window_end FROM " + relation +
+             ", LATERAL " + HopStarts(ts, call->size, call->slide, 0, "__thund_ws") +
+             " AS __thund_h WHERE (" + ts + ") < " + AddMicros("__thund_ws", call->size) + ")";
     }
     out->push_back({t[i].begin, t[call->close].end, repl});
     i = call->close;

@@ -8,6 +8,8 @@
 #include <duckdb.h>
 #include <gtest/gtest.h>
 
+#include "sql/duckdb_functions.h"
+
 namespace thund::testing {
 
 class DuckDbRunner {
@@ -18,6 +20,8 @@ class DuckDbRunner {
       ADD_FAILURE() << "cannot open an in-memory DuckDB";
     }
     Exec("SET TimeZone = 'UTC'");
+    // The dialect's SQL calls thund's own functions, as every thund session has.
+    if (con_ && !sql::RegisterThundFunctions(con_).ok()) ADD_FAILURE() << "thund functions";
   }
   ~DuckDbRunner() {
     if (con_) duckdb_disconnect(&con_);

@@ -12,6 +12,7 @@
 #include "engine/duckdb/duckdb_handles.h"
 #include "engine/duckdb/duckdb_result_reader.h"
 #include "engine/duckdb/duckdb_status.h"
+#include "sql/duckdb_functions.h"
 #include "engine/duckdb/session_core.h"
 #include "engine/duckdb/sql_quote.h"
 
@@ -97,6 +98,7 @@ arrow::Result<std::unique_ptr<DuckDbSession>> DuckDbSession::Open(
   }
   auto registry = std::make_shared<ArrowTableRegistry>(options.parallel_arrow_scan);
   ARROW_RETURN_NOT_OK(duckdb_internal::RegisterArrowScanFunction(core->connection.get(), registry));
+  ARROW_RETURN_NOT_OK(sql::RegisterThundFunctions(core->connection.get()));
   std::unique_ptr<DuckDbSession> session(
       new DuckDbSession(std::move(core), std::move(converter), std::move(registry)));
   session->reuse_views_ = options.reuse_arrow_views;
