@@ -21,17 +21,19 @@ struct ExplainOptions {
   std::string path;
   std::string flow;
   std::string format = "human";  // human | json
+  std::string streaming_mode;    // "" = each flow's own (default recompute)
 };
 
-bool Incremental(const Flow& f) {
-  return f.streaming && f.streaming->mode == StreamingMode::kIncremental;
+bool Incremental(const Flow& f, const ExplainOptions& o) {
+  return EffectiveStreamingMode(f, ParseStreamingMode(o.streaming_mode)) ==
+         StreamingMode::kIncremental;
 }
 
-std::string ModeOf(const Pipeline& p, const Flow& f) {
+std::string ModeOf(const Pipeline& p, const Flow& f, const ExplainOptions& o) {
   if (!IsStreamingFlow(p, f)) return "batch";
   const StreamingSpec s = f.streaming.value_or(StreamingSpec{});
   return std::string("streaming, ") + Name(s.output_mode) + " output, " +
-         (Incremental(f) ? "incremental mode" : "Recompute mode");
+         (Incremental(f, o) ? "incremental mode" : "Recompute mode");
 }
 
 // The incremental operators of a flow's plan (or why it falls back).
@@ -72,7 +74,7 @@ int RunExplain(const ExplainOptions& o) {
   for (const Flow* f : *order) {
     if (!o.flow.empty() && f->name != o.flow) continue;
     auto it = plans->find(f->name);
-    const std::string mode = ModeOf(l.pipeline, *f);
+    const std::string mode = ModeOf(l.pipeline, *f, o);
     if (o.format == "json") {
       nlohmann::ordered_json j;
       j["flow"] = f->name;
@@ -80,7 +82,7 @@ int RunExplain(const ExplainOptions& o) {
       j["mode"] = mode;
       if (it != plans->end()) {
         j["plan"] = nlohmann::ordered_json::parse(plan::ToJson(*it->second));
-        if (Incremental(*f) && IsStreamingFlow(l.pipeline, *f)) {
+        if (Incremental(*f, o) && IsStreamingFlow(l.pipeline, *f)) {
           j["incremental"] = IncrementalText(l.pipeline, *f, *it->second);
         }
       } else {
@@ -93,7 +95,7 @@ int RunExplain(const ExplainOptions& o) {
     if (it != plans->end()) {
       std::string text = plan::ToText(*it->second);
       std::cout << text;
-      if (Incremental(*f) && IsStreamingFlow(l.pipeline, *f)) {
+      if (Incremental(*f, o) && IsStreamingFlow(l.pipeline, *f)) {
         std::cout << "incremental operators:\n" << IncrementalText(l.pipeline, *f, *it->second);
       }
     } else if (f->source) {
@@ -117,6 +119,10 @@ void RegisterExplain(CLI::App& app, int* exit_code) {
       ->required();
   c->add_option("FLOW", o->flow, "only this flow");
   c->add_option("--format", o->format, "output format")->check(CLI::IsMember({"human", "json"}));
+  c->add_option("--streaming-mode", o->streaming_mode,
+                "explain streaming flows that set no mode as this mode would run them (as "
+                "thund run --streaming-mode)")
+      ->check(CLI::IsMember({Name(StreamingMode::kRecompute), Name(StreamingMode::kIncremental)}));
   c->callback([o, exit_code] { *exit_code = RunExplain(*o); });
 }
 

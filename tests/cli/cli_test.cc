@@ -327,6 +327,36 @@ TEST_F(ExplainCliTest, ShowsEachFlowsPlanWithSchemasFromItsInputs) {
   EXPECT_NE((missing.out + missing.err).find("no flow 'nope'"), std::string::npos) << missing.out << missing.err;
 }
 
+TEST_F(ExplainCliTest, ShowsTheIncrementalOperatorAndStateOfEachNodeOrWhyAFlowFallsBack) {
+  const std::string path = Write("s.sql", R"sql(
+CREATE STREAMING TABLE bids AS SELECT * FROM STREAM read_generator(kind => 'nexmark_bid');
+CREATE STREAMING TABLE per_window WITH (mode = 'incremental') AS
+SELECT auction, window.end AS we, count(*) AS n FROM STREAM(bids)
+WATERMARK date_time DELAY OF INTERVAL 2 SECONDS GROUP BY auction, window(date_time, '10 seconds');
+CREATE STREAMING TABLE medians WITH (output_mode = 'update') AS
+SELECT channel, median(price) AS m FROM STREAM(bids) GROUP BY channel;
+CREATE STREAMING TABLE distinct_bidders AS SELECT DISTINCT bidder FROM STREAM(bids);
+)sql");
+  auto r = Thund("explain " + testing::ShellQuote(path) + " per_window");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("incremental mode"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Aggregate  -> partial aggregate"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("state: one row of partials per (window, group)"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("Scan bids  -> stream scan"), std::string::npos) << r.out;
+  // Flows that set no mode: Recompute, unless the run's mode says otherwise.
+  auto plain = Thund("explain " + testing::ShellQuote(path) + " medians");
+  EXPECT_NE(plain.out.find("Recompute mode"), std::string::npos) << plain.out;
+  EXPECT_EQ(plain.out.find("incremental operators"), std::string::npos) << plain.out;
+  auto inc = Thund("explain " + testing::ShellQuote(path) + " --streaming-mode incremental");
+  ASSERT_EQ(inc.exit_code, 0) << inc.out << inc.err;
+  EXPECT_NE(inc.out.find("rows aggregate"), std::string::npos) << inc.out;
+  EXPECT_NE(inc.out.find("state: every input row"), std::string::npos) << inc.out;
+  EXPECT_NE(inc.out.find("falls back to Recompute: Distinct"), std::string::npos) << inc.out;
+  auto bad = Thund("explain " + testing::ShellQuote(path) + " --streaming-mode fast");
+  EXPECT_EQ(bad.exit_code, 2) << bad.out << bad.err;
+}
+
 TEST_F(ExplainCliTest, FunctionChecksBelongToTheBackendThatRunsTheFlow) {
   // initcap is Spark's; DuckDB has no function of that name.
   const std::string path = Write(

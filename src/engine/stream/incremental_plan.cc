@@ -390,7 +390,9 @@ std::string DescribeIncremental(const IncrementalPlan& p) {
   if (!p.runnable) return "falls back to Recompute: " + p.fallback + "\n";
   std::string out;
   for (const auto& n : p.nodes) {
-    out += std::string(2 * n.depth, ' ') + plan::Name(n.node->kind) + "  -> " + n.op;
+    std::string name = plan::Name(n.node->kind);
+    if (n.node->kind == NodeKind::kScan) name += " " + n.node->scan.Joined();
+    out += std::string(2 * n.depth, ' ') + name + "  -> " + n.op;
     if (!n.state.empty()) out += "; state: " + n.state;
     out += "\n";
   }
