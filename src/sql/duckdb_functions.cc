@@ -69,7 +69,9 @@ arrow::Status AddOverload(duckdb_scalar_function_set set, duckdb_type in, duckdb
   duckdb_destroy_logical_type(&bigint);
   duckdb_destroy_logical_type(&out);
   duckdb_destroy_scalar_function(&f);
-  if (st != DuckDBSuccess) return arrow::Status::UnknownError("cannot add a thund_add_micros overload");
+  if (st != DuckDBSuccess) {
+    return arrow::Status::UnknownError("cannot add a thund_add_micros overload");
+  }
   return arrow::Status::OK();
 }
 

@@ -63,7 +63,8 @@ std::string HopStarts(const std::string& ts, int64_t size, int64_t slide, int64_
                       const std::string& col) {
   const int64_t n = (size + slide - 1) / slide;
   return "(SELECT " +
-         AddMicros(WindowStartExpr(ts, slide, offset), "-(__thund_i * " + std::to_string(slide) + ")") +
+         AddMicros(WindowStartExpr(ts, slide, offset),
+                   "-(__thund_i * " + std::to_string(slide) + ")") +
          " AS " + col + " FROM range(" + std::to_string(n) + ") AS __thund_r(__thund_i))";
 }
 

@@ -30,7 +30,8 @@ std::string Load(const std::string& query, const std::string& mode) {
   return sql;
 }
 
-class NexmarkQueriesTest : public BatchFixture, public ::testing::WithParamInterface<const char*> {};
+class NexmarkQueriesTest : public BatchFixture,
+                           public ::testing::WithParamInterface<const char*> {};
 
 TEST_P(NexmarkQueriesTest, IncrementalEqualsRecompute) {
   const std::string q = GetParam();

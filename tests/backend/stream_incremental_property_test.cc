@@ -86,7 +86,8 @@ class Generator {
   std::vector<Trigger> Stream(int triggers, int64_t lateness_s) {
     const int n = Pick(120);
     const int64_t step = (1 + Pick(3)) * 250000;
-    const int64_t disorder = Pick(3) == 0 ? 0 : (1 + Pick(2 * static_cast<int>(lateness_s) + 3)) * kSec;
+    const int64_t disorder =
+        Pick(3) == 0 ? 0 : (1 + Pick(2 * static_cast<int>(lateness_s) + 3)) * kSec;
     const bool coarse = Chance(30);
     std::vector<Row> rows;
     for (int i = 0; i < n; ++i) {
@@ -191,7 +192,8 @@ class Generator {
         const std::string step = window == 1 ? size_us : slide_us;
         const std::string copies = window == 1 ? "1" : std::to_string(size / slide);
         c.expected = "SELECT ws, ws + " + size_us + " AS we" + (key ? ", k" : std::string()) +
-                     osel + " FROM (SELECT *, (epoch_us(ts) // " + step + ") * " + step + " - i * " +
+                     osel + " FROM (SELECT *, (epoch_us(ts) // " + step + ") * " + step +
+                     " - i * " +
                      step + " AS ws FROM (SELECT * FROM " + ofrom + where +
                      ") AS x CROSS JOIN range(0, " + copies + ") AS r(i) WHERE ts IS NOT NULL) " +
                      "GROUP BY ws" + (key ? ", k" : "") + having;
@@ -200,7 +202,7 @@ class Generator {
       case 3:
         c.query = "SELECT epoch_us(window_start) AS ws, epoch_us(window_end) AS we" +
                   (key ? ", k" : std::string()) + sel + " FROM TUMBLE(TABLE " +
-                  (c.inputs == 1 ? std::string("a") : std::string("a")) + ", DESCRIPTOR(ts), INTERVAL '" +
+                  "a, DESCRIPTOR(ts), INTERVAL '" +
                   S + "' SECONDS)" + wm + where + " GROUP BY window_start, window_end" +
                   (key ? ", k" : "") + having;
         if (c.inputs == 2) {  // the table function reads one input
@@ -221,14 +223,16 @@ class Generator {
           ofrom = "{a}";
         }
         c.session = true;
-        c.query = "SELECT epoch_us(session_window.start) AS ws, epoch_us(session_window.end) AS we" +
+        c.query = "SELECT epoch_us(session_window.start) AS ws, "
+                  "epoch_us(session_window.end) AS we" +
                   (key ? ", k" : std::string()) + sel + " FROM " + from + wm + where +
                   " GROUP BY session_window(ts, '" + G + " seconds')" + (key ? ", k" : "") +
                   having;
         const std::string part = key ? "PARTITION BY k " : "";
         c.expected =
             "WITH x AS (SELECT *, epoch_us(ts) AS t FROM " + ofrom + where +
-            "), y AS (SELECT *, CASE WHEN lag(t) OVER (" + part + "ORDER BY t) IS NULL OR t > lag(t) "
+            "), y AS (SELECT *, CASE WHEN lag(t) OVER (" + part +
+            "ORDER BY t) IS NULL OR t > lag(t) "
             "OVER (" + part + "ORDER BY t) + " + gap_us + " THEN 1 ELSE 0 END AS nw FROM x WHERE "
             "ts IS NOT NULL), z AS (SELECT *, sum(nw) OVER (" + part + "ORDER BY t) AS sid FROM y) "
             "SELECT min(t) AS ws, max(t) + " + gap_us + " AS we" + (key ? ", k" : std::string()) +
@@ -299,7 +303,9 @@ class IncrementalPropertyTest : public BatchFixture {
   std::string Pipeline(const Case& c, const std::string& mode) {
     std::string sql =
         "CREATE STREAMING TABLE a AS SELECT * FROM STREAM read_memory('a');\n";
-    if (c.inputs == 2) sql += "CREATE STREAMING TABLE b AS SELECT * FROM STREAM read_memory('b');\n";
+    if (c.inputs == 2) {
+      sql += "CREATE STREAMING TABLE b AS SELECT * FROM STREAM read_memory('b');\n";
+    }
     sql += "CREATE STREAMING TABLE out WITH (mode = '" + mode + "', output_mode = '" + c.mode +
            "', trigger = 'processing_time(1ms)') AS\n" + c.query + ";\n";
     return sql;

@@ -105,7 +105,9 @@ class StreamIncrementalTest : public BatchFixture {
   }
   int64_t Count(RunEvent::Kind kind, const std::string& flow) {
     int64_t n = 0;
-    for (const auto& e : events_) n += e.kind == kind && e.flow == flow ? std::max<int64_t>(e.count, 1) : 0;
+    for (const auto& e : events_) {
+      if (e.kind == kind && e.flow == flow) n += std::max<int64_t>(e.count, 1);
+    }
     return n;
   }
 };
@@ -138,7 +140,8 @@ TEST_F(StreamIncrementalTest, EveryShapeEqualsRecomputeAndTheBatchQueryOverABoun
 
 // Decimal, double and integer values; string, integer and date group keys.
 std::shared_ptr<arrow::RecordBatch> Typed(int64_t from, int64_t n) {
-  arrow::TimestampBuilder ts(arrow::timestamp(arrow::TimeUnit::MILLI), arrow::default_memory_pool());
+  arrow::TimestampBuilder ts(arrow::timestamp(arrow::TimeUnit::MILLI),
+                             arrow::default_memory_pool());
   arrow::Decimal128Builder amount(arrow::decimal128(10, 2));
   arrow::DoubleBuilder ratio;
   arrow::Int32Builder units;

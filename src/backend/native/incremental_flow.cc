@@ -483,7 +483,8 @@ arrow::Status Stepper::RowsAggregate() {
       w_prev_ == kNoWatermark ? "TRUE" : Micros(end) + " > " + std::to_string(wp);
   switch (Mode()) {
     case OutputMode::kAppend: {
-      ARROW_ASSIGN_OR_RAISE(auto rows, Q(engine::stream::WindowedAppendDeltaSql(kResult, end, wp, wn)));
+      ARROW_ASSIGN_OR_RAISE(auto rows,
+                            Q(engine::stream::WindowedAppendDeltaSql(kResult, end, wp, wn)));
       ARROW_RETURN_NOT_OK(Emit(rows));
       break;
     }
@@ -501,7 +502,8 @@ arrow::Status Stepper::RowsAggregate() {
       break;
     }
     case OutputMode::kComplete: {
-      ARROW_ASSIGN_OR_RAISE(auto now_closed, Q(engine::stream::WindowedAppendDeltaSql(kResult, end, wp, wn)));
+      ARROW_ASSIGN_OR_RAISE(auto now_closed,
+                            Q(engine::stream::WindowedAppendDeltaSql(kResult, end, wp, wn)));
       ARROW_ASSIGN_OR_RAISE(now_closed, DropHidden(now_closed));
       ARROW_ASSIGN_OR_RAISE(inc_.closed, Append(inc_.closed, now_closed));
       const std::string still_open =
@@ -535,7 +537,11 @@ arrow::Status Stepper::RowsAggregate() {
     keep = "SELECT * EXCLUDE (" + cols + ") FROM (" + inc_.plan.window->sql +
            ") AS __s WHERE " + Micros(session_end) + " >= " + std::to_string(w_now_);
   } else {
-    const std::string t = Micros(w.time_column);
+    // The time column as the kept rows name it (a qualifier belongs to the
+    // query's FROM, not to the rows).
+    const size_t dot = w.time_column.rfind('.');
+    const std::string t =
+        Micros(dot == std::string::npos ? w.time_column : w.time_column.substr(dot + 1));
     const int64_t slide = w.slide_us > 0 ? w.slide_us : w.size_us;
     const std::string s = std::to_string(slide), off = std::to_string(w.offset_us);
     keep = "SELECT * FROM " + QuoteIdentifier(input) + " WHERE " + t + " - (((" + t + " - " + off +

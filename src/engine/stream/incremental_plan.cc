@@ -45,7 +45,9 @@ std::string Label(const PlanNode& n) {
   if (n.kind == NodeKind::kScan) out += " " + n.scan.Joined();
   if (n.kind == NodeKind::kJoin) out += std::string(" ") + plan::Name(n.join.kind);
   if (n.kind == NodeKind::kOpaque) out += " (" + n.opaque_reason + ")";
-  if (n.pos.known()) out += " at " + std::to_string(n.pos.line) + ":" + std::to_string(n.pos.column);
+  if (n.pos.known()) {
+    out += " at " + std::to_string(n.pos.line) + ":" + std::to_string(n.pos.column);
+  }
   return out;
 }
 
@@ -345,7 +347,9 @@ arrow::Result<FlowIncremental> PlanFlowIncremental(const Pipeline& p, const Flow
   // The output names of the SELECT list (the plan binds them): a grouping
   // key or aggregate replaced by a state column keeps its name.
   const plan::PlanNode* project = &root;
-  if (project->kind == plan::NodeKind::kSort && !project->inputs.empty()) project = project->input();
+  if (project->kind == plan::NodeKind::kSort && !project->inputs.empty()) {
+    project = project->input();
+  }
   if (project->kind == plan::NodeKind::kProject) {
     for (const auto& e : project->exprs) names.push_back(e.OutputName());
   }
