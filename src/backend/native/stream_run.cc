@@ -13,6 +13,7 @@
 #include "backend/native/stream_state.h"
 #include "engine/duckdb/sql_quote.h"
 #include "engine/stream/output_mode.h"
+#include "ir/validate_internal.h"
 #include "thund/validate.h"
 
 namespace thund::native {
@@ -154,8 +155,7 @@ class StreamLoop {
   void Finish(const arrow::Status& error, const std::string& failed_flow);
   void Notes();
 
-  arrow::Status SendLateRows(const Flow& producer, const std::shared_ptr<arrow::Table>& rows,
-                             int64_t index);
+  arrow::Status SendLateRows(const Flow& producer, const std::shared_ptr<arrow::Table>& rows);
 
   RunContext& ctx_;
   RunSummary* summary_;
@@ -267,7 +267,9 @@ arrow::Status StreamLoop::SetupIncremental() {
           keep = true;
           continue;
         }
-        for (const auto& in : *inputs) keep |= in == ds.dataset->name;
+        for (const auto& in : *inputs) {
+          keep |= internal::Lower(in) == internal::Lower(ds.dataset->name);
+        }
       }
     }
     ds.retain = keep;
@@ -421,7 +423,7 @@ arrow::Status StreamLoop::RunTrigger(int64_t index, bool* took_input, bool* fini
         ctx_.Emit(m);
       }
       if (step->late && f.flow->streaming && !f.flow->streaming->late_rows.empty()) {
-        ARROW_RETURN_NOT_OK(SendLateRows(*f.flow, step->late, index));
+        ARROW_RETURN_NOT_OK(SendLateRows(*f.flow, step->late));
       }
       if (step->late_rows > 0 && f.incremental) {
         RunEvent late = TriggerEvent(RunEvent::Kind::kLateRows, f, ds, index);
@@ -456,7 +458,7 @@ arrow::Status StreamLoop::RunTrigger(int64_t index, bool* took_input, bool* fini
 
 // Appends the late rows `producer` dropped to its late-rows table.
 arrow::Status StreamLoop::SendLateRows(const Flow& producer,
-                                       const std::shared_ptr<arrow::Table>& rows, int64_t index) {
+                                       const std::shared_ptr<arrow::Table>& rows) {
   auto it = by_name_.find(producer.streaming->late_rows);
   if (it == by_name_.end()) return arrow::Status::OK();
   DatasetStream& ds = *it->second;
@@ -472,7 +474,6 @@ arrow::Status StreamLoop::SendLateRows(const Flow& producer,
     ARROW_RETURN_NOT_OK(AddRows(f, *checked, &step, KeepsRows(ds)));
     totals_[f.flow->name].rows_out += step.rows_out;
     ds.dirty = true;
-    (void)index;
   }
   return arrow::Status::OK();
 }
