@@ -399,10 +399,17 @@ arrow::Status WindowTvfPass(const PassInput& in, std::vector<Edit>* out) {
       repl = "(SELECT *, " + s + " AS window_start, " + AddMicros(s, call->size) +
              " AS window_end FROM " + relation + " WHERE (" + ts + ") IS NOT NULL)";
     } else {
-      repl = "(SELECT * EXCLUDE (__thund_ws), __thund_ws AS window_start, " +
-             AddMicros("__thund_ws", call->size) + " AS window_end FROM " + relation +
-             ", LATERAL " + HopStarts(ts, call->size, call->slide, 0, "__thund_ws") +
-             " AS __thund_h WHERE (" + ts + ") < " + AddMicros("__thund_ws", call->size) + ")";
+      // Each row times the window count (a cross join with a constant range:
+      // DuckDB runs that about twice as fast as a LATERAL subquery), then
+      // only the windows that hold the row.
+      const int64_t n = (call->size + call->slide - 1) / call->slide;
+      repl = "(SELECT * EXCLUDE (__thund_i, __thund_ws), __thund_ws AS window_start, " +
+             AddMicros("__thund_ws", call->size) + " AS window_end FROM (SELECT *, " +
+             AddMicros(WindowStartExpr(ts, call->slide, 0),
+                       "-(__thund_i * " + std::to_string(call->slide) + ")") +
+             " AS __thund_ws FROM " + relation + " CROSS JOIN range(" + std::to_string(n) +
+             ") AS __thund_r(__thund_i)) WHERE (" + ts + ") < " +
+             AddMicros("__thund_ws", call->size) + ")";
     }
     out->push_back({t[i].begin, t[call->close].end, repl});
     i = call->close;
