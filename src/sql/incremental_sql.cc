@@ -295,22 +295,29 @@ arrow::Result<AggregateDecomposition> Decomposer::Run(const std::string& state_n
   out_.final_sql = *rendered[1];
   out_.num_groups = static_cast<int>(keys_.size());
 
-  // The window end of a state row, from the grouping key that is the window.
-  for (size_t i = 0; i < keys_.size() && out_.window_end_sql.empty(); ++i) {
+  // The window end of a state row, from the grouping key that is the window:
+  // a struct (window(), session_window()), or window_start / window_end
+  // columns (the table functions).
+  for (size_t i = 0; i < keys_.size(); ++i) {
     const std::string g = "__g" + std::to_string(i);
-    if (IsWindowKey(keys_[i])) {
-      out_.window_end_sql = "struct_extract(" + g + ", 'end')";
-    } else if (Str(keys_[i], "class") == "COLUMN_REF" &&
-               internal::Lower(Names(keys_[i]).back()) == "window_end") {
-      out_.window_end_sql = g;
+    const std::string name = Str(keys_[i], "class") == "COLUMN_REF"
+                                 ? internal::Lower(Names(keys_[i]).back())
+                                 : std::string();
+    if (IsWindowKey(keys_[i]) && out_.window_struct_key < 0) {
+      out_.window_struct_key = static_cast<int>(i);
+    } else if (name == "window_start" && out_.window_start_key < 0) {
+      out_.window_start_key = static_cast<int>(i);
+    } else if (name == "window_end" && out_.window_end_key < 0) {
+      out_.window_end_key = static_cast<int>(i);
     }
   }
-  for (size_t i = 0; i < keys_.size() && out_.window_end_sql.empty(); ++i) {
-    if (Str(keys_[i], "class") == "COLUMN_REF" &&
-        internal::Lower(Names(keys_[i]).back()) == "window_start" && window_size_us_ > 0) {
-      out_.window_end_sql = "__g" + std::to_string(i) + " + to_microseconds(" +
-                            std::to_string(window_size_us_) + ")";
-    }
+  if (out_.window_struct_key >= 0) {
+    out_.window_end_sql = "struct_extract(__g" + std::to_string(out_.window_struct_key) + ", 'end')";
+  } else if (out_.window_end_key >= 0) {
+    out_.window_end_sql = "__g" + std::to_string(out_.window_end_key);
+  } else if (out_.window_start_key >= 0 && window_size_us_ > 0) {
+    out_.window_end_sql = "__g" + std::to_string(out_.window_start_key) + " + to_microseconds(" +
+                          std::to_string(window_size_us_) + ")";
   }
   return out_;
 }

@@ -69,6 +69,12 @@ struct AggregateDecomposition {
   // SQL over the __g columns giving a state row's window end; "" when no
   // grouping key is a time window.
   std::string window_end_sql;
+  // Which __g column is the window: a {start, end} struct (window(),
+  // session_window()), or the window_start / window_end columns of the table
+  // functions; -1 when none.
+  int window_struct_key = -1;
+  int window_start_key = -1;
+  int window_end_key = -1;
 };
 // `input_columns` (lower case; null = unknown) tells a GROUP BY alias from an
 // input column; `window_size_us` gives the end of a window_start-only key;

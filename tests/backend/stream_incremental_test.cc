@@ -254,6 +254,37 @@ WATERMARK ts DELAY OF INTERVAL 1 SECONDS;
   EXPECT_DATASET_MATCHES("all_rows", "SELECT 6 AS n, 5 AS with_time");
 }
 
+TEST_F(StreamIncrementalTest, SessionsFromLaterTriggersMergeWithOpenOnes) {
+  const char* sql = R"sql(
+CREATE STREAMING TABLE ev AS SELECT * FROM STREAM read_memory('ev');
+CREATE STREAMING TABLE s WITH (mode = 'incremental', output_mode = 'complete') AS
+SELECT k, session_window.start AS ss, session_window.end AS se, count(*) AS n, sum(v) AS total
+FROM STREAM(ev) GROUP BY session_window(ts, '5 seconds'), k;
+CREATE STREAMING TABLE tvf WITH (mode = 'incremental', output_mode = 'complete') AS
+SELECT k, window_start, window_end, count(*) AS n
+FROM SESSION(TABLE ev PARTITION BY k, DESCRIPTOR(ts), INTERVAL '5' SECONDS)
+GROUP BY k, window_start, window_end;
+)sql";
+  RunOptions o;
+  // Key a: [0, 6) and [10, 15) until 5 s arrives and bridges them (5 <= 6,
+  // 10 <= 10): one session [0, 15). Key b: 12 s reaches the end of [3, 8)?
+  // No: 12 > 8, a session of its own. 8 s then joins [3, 8) (a row at the end).
+  o.memory_streams["ev"] = {Batch({0, 1, 10, 3}, {"a", "a", "a", "b"}),
+                            Batch({5, 12}, {"a", "b"}), Batch({8}, {"b"})};
+  RunSummary r = Run(ParsePipeline(sql), o);
+  ASSERT_EQ(r.status, RunPhase::kCompleted) << r.ToString();
+  for (const auto& e : events_) ASSERT_NE(e.kind, RunEvent::Kind::kFallback) << e.message;
+  const std::string base = "make_timestamp(" + std::to_string(kBase) + ")::TIMESTAMPTZ";
+  // v counts rows within each batch (0, 1, 2, ...).
+  EXPECT_DATASET_MATCHES(
+      "s", "SELECT k, " + base + " + INTERVAL (a) SECONDS AS ss, " + base +
+               " + INTERVAL (b) SECONDS AS se, n, total FROM (VALUES ('a', 0, 15, 4, 3), "
+               "('b', 3, 17, 3, 4)) AS t(k, a, b, n, total)");
+  EXPECT_DATASET_MATCHES("tvf", "SELECT k, " + base + " + INTERVAL (a) SECONDS AS window_start, " +
+                                    base + " + INTERVAL (b) SECONDS AS window_end, n FROM (VALUES "
+                                    "('a', 0, 15, 4), ('b', 3, 17, 3)) AS t(k, a, b, n)");
+}
+
 TEST_F(StreamIncrementalTest, LateRowsCanBeKeptInAStreamingTableOfTheirOwn) {
   const char* sql = R"sql(
 CREATE STREAMING TABLE ev AS SELECT * FROM STREAM read_memory('ev');

@@ -229,6 +229,8 @@ class Stepper {
   }
   arrow::Result<std::shared_ptr<arrow::Table>> Final(const std::shared_ptr<arrow::Table>& state);
   arrow::Result<std::shared_ptr<arrow::Table>> Merge(const std::shared_ptr<arrow::Table>& partial);
+  arrow::Result<std::shared_ptr<arrow::Table>> MergeSessions(
+      const std::shared_ptr<arrow::Table>& partial);
   arrow::Status Emit(std::shared_ptr<arrow::Table> rows);
   // What the flow emitted so far (its Update state), or no rows like `like`.
   arrow::Result<std::shared_ptr<arrow::Table>> Emitted(const std::shared_ptr<arrow::Table>& like) {
@@ -363,6 +365,7 @@ arrow::Result<std::shared_ptr<arrow::Table>> Stepper::Final(
 
 arrow::Result<std::shared_ptr<arrow::Table>> Stepper::Merge(
     const std::shared_ptr<arrow::Table>& partial) {
+  if (inc_.session) return MergeSessions(partial);
   const auto& fields = partial->schema()->fields();
   const int groups = inc_.agg.num_groups;
   std::string cols, keys, merged;
@@ -389,6 +392,63 @@ arrow::Result<std::shared_ptr<arrow::Table>> Stepper::Merge(
            (keys.empty() ? "" : " GROUP BY " + keys));
 }
 
+// Sessions: the new rows' sessions (from the partial query) and the open
+// ones of the state, per key, sorted by start; one that starts after every
+// earlier one of its key ended begins a merged session (a session whose end
+// a row reaches still takes it, as the dialect's session rule does). The
+// merged session spans them all and merges their partials.
+arrow::Result<std::shared_ptr<arrow::Table>> Stepper::MergeSessions(
+    const std::shared_ptr<arrow::Table>& partial) {
+  const auto& fields = partial->schema()->fields();
+  const int groups = inc_.agg.num_groups;
+  const sql::AggregateDecomposition& a = inc_.agg;
+  auto g = [](int i) { return QuoteIdentifier("__g" + std::to_string(i)); };
+  std::string start, end;
+  if (a.window_struct_key >= 0) {
+    start = "struct_extract(" + g(a.window_struct_key) + ", 'start')";
+    end = "struct_extract(" + g(a.window_struct_key) + ", 'end')";
+  } else {
+    start = g(a.window_start_key);
+    end = g(a.window_end_key);
+  }
+  std::string cols, others, merged;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const std::string c = QuoteIdentifier(fields[i]->name());
+    const int k = static_cast<int>(i);
+    cols += (i ? ", " : "") + c;
+    if (k == a.window_struct_key) {
+      merged += "{'start': min(__s), 'end': max(__e)} AS " + c + ", ";
+    } else if (k == a.window_start_key) {
+      merged += "min(__s) AS " + c + ", ";
+    } else if (k == a.window_end_key) {
+      merged += "max(__e) AS " + c + ", ";
+    } else if (k < groups) {
+      others += (others.empty() ? "" : ", ") + c;
+      merged += c + ", ";
+    } else {
+      merged += "CAST(" + inc_.agg.merge.at(i - groups) + "(" + c + ") AS " +
+                sql::DuckDbTypeName(*fields[i]->type()) + ") AS " + c + ", ";
+    }
+  }
+  Registered r_partial(ctx_, kPartial), r_state(ctx_, kState);
+  ARROW_RETURN_NOT_OK(r_partial.Set(partial));
+  const std::string spans = ", " + start + " AS __s, " + end + " AS __e";
+  std::string u = "SELECT " + cols + spans + ", true AS __new FROM " + kPartial;
+  if (inc_.partials && inc_.partials->num_rows() > 0) {
+    ARROW_RETURN_NOT_OK(r_state.Set(inc_.partials));
+    u = "SELECT " + cols + spans + ", false AS __new FROM " + kState + " UNION ALL " + u;
+  }
+  const std::string by = others.empty() ? "" : "PARTITION BY " + others + " ";
+  const std::string order = "ORDER BY __s, __e ROWS BETWEEN UNBOUNDED PRECEDING AND ";
+  const std::string marked =
+      "SELECT *, CASE WHEN __s <= max(__e) OVER (" + by + order +
+      "1 PRECEDING) THEN 0 ELSE 1 END AS __nw FROM (" + u + ")";
+  const std::string numbered =
+      "SELECT *, sum(__nw) OVER (" + by + order + "CURRENT ROW) AS __sid FROM (" + marked + ")";
+  return Q("SELECT " + merged + "bool_or(__new) AS __touched FROM (" + numbered + ") GROUP BY " +
+           (others.empty() ? "" : others + ", ") + "__sid");
+}
+
 arrow::Status Stepper::PartialAggregate() {
   std::shared_ptr<arrow::Table> merged = inc_.partials;
   const bool changed = fresh_rows_ > 0;
@@ -413,8 +473,10 @@ arrow::Status Stepper::PartialAggregate() {
     // One query flags the windows W closed; the split is an Arrow filter.
     Registered r_merged(ctx_, kMerged);
     ARROW_RETURN_NOT_OK(r_merged.Set(merged));
-    const std::string cond =
-        w_now_ == kEndOfInput ? "TRUE" : Micros(end) + " <= " + std::to_string(w_now_);
+    // A session closes once W passes its end (a row at the end still joins it).
+    const std::string cond = w_now_ == kEndOfInput ? "TRUE"
+                             : Micros(end) + (inc_.session ? " < " : " <= ") +
+                                   std::to_string(w_now_);
     ARROW_ASSIGN_OR_RAISE(auto flagged, Q(std::string("SELECT *, coalesce(") + cond +
                                           ", false) AS __closed FROM " + kMerged));
     ARROW_ASSIGN_OR_RAISE(auto parts, SplitBy(flagged, "__closed"));
@@ -655,8 +717,16 @@ arrow::Result<std::shared_ptr<IncrementalFlow>> MakeIncrementalFlow(
     *fallback = "Aggregate: its window is not among the grouping keys in a form thund reads";
     return nullptr;
   }
+  inc->session =
+      inc->plan.window && inc->plan.window->window.shape == plan::WindowShape::kSession;
+  if (inc->session && inc->plan.op == IncrementalOperator::kPartialAggregate &&
+      inc->agg.window_struct_key < 0 &&
+      (inc->agg.window_start_key < 0 || inc->agg.window_end_key < 0)) {
+    *fallback = "Aggregate: a session window must be grouped by whole (session_window, or "
+                "window_start and window_end)";
+    return nullptr;
+  }
   if (inc->plan.op == IncrementalOperator::kRowsAggregate && inc->plan.window) {
-    inc->session = inc->plan.window->window.shape == plan::WindowShape::kSession;
     if (auto end = engine::stream::PlanWindowEnd(*root)) {
       inc->end_expr = *end;
     } else {

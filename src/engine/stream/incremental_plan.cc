@@ -184,6 +184,27 @@ class Classifier {
   IncrementalPlan* out_;
 };
 
+// Whether a session window's partition is exactly the aggregation's other
+// grouping keys (always so for session_window(), whose sessions the dialect
+// partitions by them; SESSION(... PARTITION BY k) must group by k alone).
+bool SessionPartitionIsGroups(const PlanNode& agg, const PlanNode& window) {
+  if (!window.window.from_table_function) return true;
+  std::vector<std::string> keys, parts;
+  for (const auto& k : agg.group_keys) {
+    const std::string n = internal::Lower(k.name);
+    if (k.kind != ExprKind::kColumn) return false;
+    if (n != "window_start" && n != "window_end") keys.push_back(n);
+  }
+  for (const auto& p : window.window.partition_keys) {
+    std::string n = internal::Lower(p);
+    const size_t dot = n.rfind('.');
+    parts.push_back(dot == std::string::npos ? n : n.substr(dot + 1));
+  }
+  std::sort(keys.begin(), keys.end());
+  std::sort(parts.begin(), parts.end());
+  return keys == parts;
+}
+
 std::string AggregateNames(const PlanNode& agg) {
   std::string out;
   for (const auto& a : agg.aggregates) out += (out.empty() ? "" : ", ") + a.sql;
@@ -266,25 +287,27 @@ IncrementalPlan PlanIncremental(const PlanNode& root,
   }
   out.stream_inputs = c.streams_;
   const bool session = out.window && out.window->window.shape == plan::WindowShape::kSession;
-  arrow::Status verdict = session ? arrow::Status::NotImplemented("session windows merge")
-                                  : decomposable();
+  if (session) {
+    // The session assignment sits in the window node's subtree (not checked
+    // node by node): the streams are its scans.
+    out.stream_inputs.clear();
+    for (const auto* scan : plan::PlanInputs(*agg)) {
+      if (scan->kind == plan::ScanKind::kDataset && is_stream(scan->Joined())) {
+        out.stream_inputs.push_back(scan->Joined());
+      }
+    }
+  }
+  arrow::Status verdict = decomposable();
+  if (verdict.ok() && session && !SessionPartitionIsGroups(*agg, *out.window)) {
+    verdict = arrow::Status::NotImplemented(
+        "SESSION(... PARTITION BY ...) partitions by other keys than the GROUP BY");
+  }
   if (verdict.ok()) {
     out.op = IncrementalOperator::kPartialAggregate;
   } else if (verdict.IsNotImplemented()) {
     std::vector<std::string> streams;
-    for (const auto& s : c.streams_) {
+    for (const auto& s : out.stream_inputs) {
       if (std::find(streams.begin(), streams.end(), s) == streams.end()) streams.push_back(s);
-    }
-    if (session) {
-      // The session assignment sits in the window node's subtree; its scan
-      // is the stream it keeps.
-      streams.clear();
-      for (const auto* scan : plan::PlanInputs(*agg)) {
-        if (scan->kind == plan::ScanKind::kDataset && is_stream(scan->Joined())) {
-          streams.push_back(scan->Joined());
-        }
-      }
-      out.stream_inputs = streams;
     }
     if (streams.size() != 1) {
       out.fallback = Label(*agg) + ": aggregate " + AggregateNames(*agg) + " (" +
@@ -299,11 +322,15 @@ IncrementalPlan PlanIncremental(const PlanNode& root,
   NodeOperator& a = out.nodes[agg_index];
   const std::string per = out.window ? "(window, group)" : "group";
   if (out.op == IncrementalOperator::kPartialAggregate) {
-    a.op = "partial aggregate: DuckDB pre-aggregates each trigger's new rows, partials merge "
-           "into the state";
-    a.state = "one row of partials per " + per +
-              (out.window ? "; a window leaves when the watermark passes its end"
-                          : "; kept for the stream's life");
+    a.op = session ? "partial aggregate: DuckDB pre-aggregates each trigger's new rows into "
+                     "sessions, which merge with the open sessions of their key"
+                   : "partial aggregate: DuckDB pre-aggregates each trigger's new rows, "
+                     "partials merge into the state";
+    a.state = session ? "one row of partials per open (session, group); a session leaves when "
+                        "the watermark passes its end"
+                      : "one row of partials per " + per +
+                            (out.window ? "; a window leaves when the watermark passes its end"
+                                        : "; kept for the stream's life");
   } else {
     a.op = "rows aggregate: aggregates the kept rows when groups are emitted";
     a.state = out.window ? "the input rows of open windows; rows leave when all their windows "
@@ -311,8 +338,12 @@ IncrementalPlan PlanIncremental(const PlanNode& root,
                          : "every input row (no window bounds the state)";
   }
   if (session) {
-    out.nodes.push_back({out.window, a.depth + 1, "session windows merged per key over the kept "
-                                                  "rows", ""});
+    out.nodes.push_back(
+        {out.window, a.depth + 1,
+         out.op == IncrementalOperator::kPartialAggregate
+             ? "session windows of each trigger's new rows (merged by the aggregate)"
+             : "session windows merged per key over the kept rows",
+         ""});
   }
   out.runnable = true;
   return out;
