@@ -135,11 +135,16 @@ arrow::Status Decomposer::CollectKeys() {
           }
           key = Unaliased(items[i - 1]);
         } else if (Str(k, "class") == "COLUMN_REF" && Names(k).size() == 1) {
-          // GROUP BY an alias of the select list (when no input column has that name).
+          // GROUP BY an alias of the select list: DuckDB takes an input column
+          // of that name first. Without the input's columns, an alias of an
+          // expression that is not that very column counts.
           const std::string n = internal::Lower(Names(k)[0]);
-          const bool is_input = !input_columns_ || input_columns_->count(n) > 0;
+          const bool is_input = input_columns_ && input_columns_->count(n) > 0;
           for (const auto& item : items) {
-            if (!is_input && internal::Lower(Str(item, "alias")) == n) key = Unaliased(item);
+            if (is_input || internal::Lower(Str(item, "alias")) != n) continue;
+            const bool same = Str(item, "class") == "COLUMN_REF" && !Names(item).empty() &&
+                              internal::Lower(Names(item).back()) == n;
+            if (!same) key = Unaliased(item);
           }
         }
         keys_.push_back(std::move(key));
@@ -312,7 +317,8 @@ arrow::Result<AggregateDecomposition> Decomposer::Run(const std::string& state_n
     }
   }
   if (out_.window_struct_key >= 0) {
-    out_.window_end_sql = "struct_extract(__g" + std::to_string(out_.window_struct_key) + ", 'end')";
+    out_.window_end_sql =
+        "struct_extract(__g" + std::to_string(out_.window_struct_key) + ", 'end')";
   } else if (out_.window_end_key >= 0) {
     out_.window_end_sql = "__g" + std::to_string(out_.window_end_key);
   } else if (out_.window_start_key >= 0 && window_size_us_ > 0) {

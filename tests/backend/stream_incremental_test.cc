@@ -229,6 +229,64 @@ TEST_F(StreamIncrementalTest, ARerunResumesFromTheCommittedStateWithNothingLostO
   }
 }
 
+TEST_F(StreamIncrementalTest, GroupingByAliasPositionOrAllEqualsTheBatchQuery) {
+  const char* sql = R"sql(
+CREATE STREAMING TABLE ev AS SELECT * FROM STREAM read_memory('ev');
+CREATE STREAMING TABLE by_alias WITH (mode = 'incremental', output_mode = 'update') AS
+SELECT k || '!' AS bucket, count(*) AS n, max(v) AS top FROM STREAM(ev) GROUP BY bucket;
+CREATE STREAMING TABLE by_position WITH (mode = 'incremental', output_mode = 'complete') AS
+SELECT v % 2 AS parity, k, sum(v) AS total FROM STREAM(ev) GROUP BY 1, 2 HAVING count(*) > 1;
+CREATE STREAMING TABLE by_all WITH (mode = 'incremental', output_mode = 'update') AS
+SELECT upper(k) AS K, min(ts) AS first_seen FROM STREAM(ev) GROUP BY ALL;
+)sql";
+  RunOptions o;
+  o.memory_streams["ev"] = {Batch({1, 2, 3, 4}, {"a", "b", "c"}), Batch({5, 6}, {"c", "d"}),
+                            Batch({7, 8, 9}, {"a"})};
+  RunSummary r = Run(ParsePipeline(sql), o);
+  ASSERT_EQ(r.status, RunPhase::kCompleted) << r.ToString();
+  for (const auto& e : events_) ASSERT_NE(e.kind, RunEvent::Kind::kFallback) << e.message;
+  const std::string all = "read_parquet(" + QuoteString(root() + "/ev/current/*.parquet") + ")";
+  EXPECT_DATASET_MATCHES("by_alias", "SELECT k || '!' AS bucket, count(*) AS n, max(v) AS top "
+                                     "FROM " + all + " GROUP BY k || '!'");
+  EXPECT_DATASET_MATCHES("by_position", "SELECT v % 2 AS parity, k, sum(v) AS total FROM " + all +
+                                            " GROUP BY v % 2, k HAVING count(*) > 1");
+  EXPECT_DATASET_MATCHES("by_all", "SELECT upper(k) AS K, min(ts) AS first_seen FROM " + all +
+                                       " GROUP BY upper(k)");
+}
+
+TEST_F(StreamIncrementalTest, StateOfAnotherQueryIsRefusedUntilAFullRefresh) {
+  const std::string sql = R"sql(
+CREATE STREAMING TABLE ev AS SELECT * FROM STREAM read_memory('ev');
+CREATE STREAMING TABLE totals WITH (mode = 'incremental', output_mode = 'update') AS
+SELECT k, {aggregate} AS a FROM STREAM(ev) GROUP BY k;
+)sql";
+  auto with = [&](const std::string& aggregate) {
+    std::string text = sql;
+    text.replace(text.find("{aggregate}"), 11, aggregate);
+    return ParsePipeline(text);
+  };
+  RunOptions o;
+  o.memory_streams["ev"] = {Batch({1, 2, 3}, {"a", "b"})};
+  ASSERT_EQ(Run(with("count(*)"), o).status, RunPhase::kCompleted);
+  // Same query: the state fits and the counts go on.
+  ASSERT_EQ(Run(with("count(*)"), o).status, RunPhase::kCompleted);
+  EXPECT_DATASET_MATCHES("totals", "SELECT * FROM (VALUES ('a', 4), ('b', 2)) AS t(k, a)");
+  // Another aggregate: the committed partials do not fit; the run says what to do and
+  // leaves the committed version alone.
+  const std::string before = CurrentVersion("totals");
+  RunSummary changed = Run(with("sum(v)"), o);
+  EXPECT_EQ(changed.status, RunPhase::kFailed) << changed.ToString();
+  EXPECT_NE(changed.ToString().find("--full-refresh totals"), std::string::npos)
+      << changed.ToString();
+  EXPECT_EQ(CurrentVersion("totals"), before);
+  RunOptions fresh = o;
+  fresh.full_refresh = {"totals"};
+  ASSERT_EQ(Run(with("sum(v)"), fresh).status, RunPhase::kCompleted);
+  EXPECT_DATASET_MATCHES("totals", "SELECT k, sum(v) AS a FROM read_parquet(" +
+                                       QuoteString(root() + "/ev/current/*.parquet") +
+                                       ") GROUP BY k");
+}
+
 TEST_F(StreamIncrementalTest, LateRowsAreDroppedAndCountedNullEventTimesAreNeverLate) {
   const char* sql = R"sql(
 CREATE STREAMING TABLE ev AS SELECT * FROM STREAM read_memory('ev');

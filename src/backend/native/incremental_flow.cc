@@ -712,6 +712,25 @@ arrow::Result<std::shared_ptr<IncrementalFlow>> MakeIncrementalFlow(
     inc->clocks[in] = clock;
   }
   ARROW_ASSIGN_OR_RAISE(inc->query_sql, TranslateFlowSql(flow));
+  inc->definition = std::string(Name(flow.streaming ? flow.streaming->output_mode
+                                                    : OutputMode::kAppend)) +
+                    " " + flow.sql;
+  if (inc->plan.op == IncrementalOperator::kPartialAggregate) {
+    // The decomposed query must bind over the inputs (a check before any row
+    // is taken, when their schemas are known).
+    bool known = true;
+    for (const auto& in : inc->plan.stream_inputs) {
+      known &= FindStream(streams, in)->schema != nullptr;
+    }
+    if (known) {
+      auto bound = ctx.session->Query("SELECT * FROM (" + inc->agg.partial_sql + ") LIMIT 0");
+      if (!bound.ok()) {
+        *fallback = "Aggregate: its partial aggregation does not bind (" +
+                    bound.status().message() + ")";
+        return nullptr;
+      }
+    }
+  }
   if (inc->plan.op == IncrementalOperator::kPartialAggregate && inc->plan.window &&
       inc->agg.window_end_sql.empty()) {
     *fallback = "Aggregate: its window is not among the grouping keys in a form thund reads";
@@ -747,6 +766,7 @@ arrow::Result<std::shared_ptr<IncrementalFlow>> MakeIncrementalFlow(
 std::string IncrementalStateJson(const IncrementalFlow& inc) {
   Json j = Json::object();
   j["operator"] = engine::stream::Name(inc.plan.op);
+  j["definition"] = inc.definition;
   j["consumed"] = inc.consumed;
   if (inc.watermark_us) j["watermark_us"] = *inc.watermark_us;
   Json clocks = Json::object();
@@ -760,6 +780,11 @@ std::string IncrementalStateJson(const IncrementalFlow& inc) {
 arrow::Status RestoreIncrementalState(const std::string& json, IncrementalFlow* inc) {
   try {
     Json j = Json::parse(json);
+    if (j.value("definition", std::string()) != inc->definition) {
+      return arrow::Status::Invalid(
+          "the flow's query or output mode changed since this state was committed, so the "
+          "state does not fit it");
+    }
     if (j.value("operator", std::string()) != engine::stream::Name(inc->plan.op)) {
       return arrow::Status::Invalid("the flow's incremental operator changed (was ",
                                     j.value("operator", std::string("?")), ", now ",

@@ -57,6 +57,9 @@ struct IncrementalFlow {
   std::string end_expr;             // kRowsAggregate: window end over the query's output
   bool hidden_end = false;          // query_sql carries the window end as a hidden column
   bool session = false;
+  // What the state was built for: the flow's query and output mode. State
+  // committed for another definition is refused on restore (it would not fit).
+  std::string definition;
   // State.
   std::map<std::string, int64_t> consumed;  // "<input>/<flow>" -> rows taken
   std::map<std::string, InputClock> clocks;  // per streaming input
