@@ -23,6 +23,7 @@
 #include <arrow/api.h>
 
 #include "batch_fixture.h"
+#include "event_rows.h"
 #include "engine/duckdb/sql_quote.h"
 #include "engine/io/parquet_io.h"
 #include "thund/sql_pipeline.h"
@@ -36,31 +37,11 @@ using engine::testing::TablesEqualUnordered;
 constexpr int64_t kBase = 1767225600LL * 1000000;  // 2026-01-01T00:00:00Z
 constexpr int64_t kSec = 1000000;
 
-struct Row {
-  std::optional<int64_t> ts;  // epoch microseconds
-  std::optional<std::string> k;
-  std::optional<int64_t> v;
-};
-
+using Row = EventRow;
 using Trigger = std::vector<Row>;
 
 std::shared_ptr<arrow::RecordBatch> ToBatch(const std::vector<Row>& rows) {
-  arrow::TimestampBuilder ts(arrow::timestamp(arrow::TimeUnit::MICRO, "UTC"),
-                             arrow::default_memory_pool());
-  arrow::StringBuilder k;
-  arrow::Int64Builder v;
-  for (const auto& r : rows) {
-    EXPECT_TRUE((r.ts ? ts.Append(*r.ts) : ts.AppendNull()).ok());
-    EXPECT_TRUE((r.k ? k.Append(*r.k) : k.AppendNull()).ok());
-    EXPECT_TRUE((r.v ? v.Append(*r.v) : v.AppendNull()).ok());
-  }
-  auto schema = arrow::schema({arrow::field("ts", ts.type()), arrow::field("k", arrow::utf8()),
-                               arrow::field("v", arrow::int64())});
-  std::shared_ptr<arrow::Array> a, b, c;
-  EXPECT_TRUE(ts.Finish(&a).ok());
-  EXPECT_TRUE(k.Finish(&b).ok());
-  EXPECT_TRUE(v.Finish(&c).ok());
-  return arrow::RecordBatch::Make(schema, static_cast<int64_t>(rows.size()), {a, b, c});
+  return EventBatch(rows);
 }
 
 struct Case {

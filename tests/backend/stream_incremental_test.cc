@@ -11,6 +11,7 @@
 #include <arrow/api.h>
 
 #include "batch_fixture.h"
+#include "event_rows.h"
 #include "engine/duckdb/sql_quote.h"
 #include "thund/sql_pipeline.h"
 
@@ -22,24 +23,19 @@ using engine::testing::TablesEqualUnordered;
 
 constexpr int64_t kBase = 1767225600LL * 1000000;  // 2026-01-01T00:00:00Z
 
+// Rows at the given event times (seconds after kBase; nullopt = NULL), keys
+// cycling through `ks` ("x" when empty), values 0, 1, 2, ...
 std::shared_ptr<arrow::RecordBatch> Batch(const std::vector<std::optional<int64_t>>& ts_s,
                                           const std::vector<std::string>& ks) {
-  arrow::TimestampBuilder ts(arrow::timestamp(arrow::TimeUnit::MICRO, "UTC"),
-                             arrow::default_memory_pool());
-  arrow::StringBuilder k;
-  arrow::Int64Builder v;
+  std::vector<EventRow> rows;
   for (size_t i = 0; i < ts_s.size(); ++i) {
-    EXPECT_TRUE((ts_s[i] ? ts.Append(kBase + *ts_s[i] * 1000000) : ts.AppendNull()).ok());
-    EXPECT_TRUE(k.Append(ks.empty() ? "x" : ks[i % ks.size()]).ok());
-    EXPECT_TRUE(v.Append(static_cast<int64_t>(i)).ok());
+    EventRow r;
+    if (ts_s[i]) r.ts = kBase + *ts_s[i] * 1000000;
+    r.k = ks.empty() ? "x" : ks[i % ks.size()];
+    r.v = static_cast<int64_t>(i);
+    rows.push_back(r);
   }
-  auto schema = arrow::schema({arrow::field("ts", ts.type()), arrow::field("k", arrow::utf8()),
-                               arrow::field("v", arrow::int64())});
-  std::shared_ptr<arrow::Array> a, b, c;
-  EXPECT_TRUE(ts.Finish(&a).ok());
-  EXPECT_TRUE(k.Finish(&b).ok());
-  EXPECT_TRUE(v.Finish(&c).ok());
-  return arrow::RecordBatch::Make(schema, static_cast<int64_t>(ts_s.size()), {a, b, c});
+  return EventBatch(rows);
 }
 
 // A bounded Nexmark bid stream (no row later than the allowed lateness) and
