@@ -132,11 +132,17 @@ class Classifier {
         }
         const bool left_stream = !n.inputs.empty() && ReadsStream(*n.inputs[0]);
         const auto k = n.join.kind;
+        // Row by row in the stream: inner and cross joins, and the joins that
+        // keep or test the stream's rows against the static side.
         const bool ok = k == plan::JoinKind::kInner || k == plan::JoinKind::kCross ||
-                        k == plan::JoinKind::kSemi || k == plan::JoinKind::kAnti ||
-                        (k == plan::JoinKind::kLeft && left_stream) ||
+                        ((k == plan::JoinKind::kSemi || k == plan::JoinKind::kAnti ||
+                          k == plan::JoinKind::kLeft) &&
+                         left_stream) ||
                         (k == plan::JoinKind::kRight && !left_stream) || streaming == 0;
-        if (!ok) return fail("an outer join whose preserved side is static needs every stream row");
+        if (!ok) {
+          return fail(std::string("a ") + plan::Name(k) +
+                      " join whose kept side is static needs every stream row");
+        }
         op.op = streaming ? "stream-static join: each new stream row against the static side"
                           : "static join";
         break;
