@@ -156,7 +156,14 @@ arrow::Result<std::shared_ptr<arrow::Table>> Append(const std::shared_ptr<arrow:
                                                     const std::shared_ptr<arrow::Table>& b) {
   if (!a || a->num_rows() == 0) return b;
   if (!b || b->num_rows() == 0) return a;
-  return arrow::ConcatenateTables({a, b});
+  if (a->schema()->Equals(*b->schema(), /*check_metadata=*/false)) {
+    return arrow::ConcatenateTables({a, b});
+  }
+  // The same columns from different producers (a source's NOT NULL fields,
+  // DuckDB's nullable ones): the result takes the looser field.
+  arrow::ConcatenateTablesOptions options;
+  options.unify_schemas = true;
+  return arrow::ConcatenateTables({a, b}, options);
 }
 
 // Adds checked rows to an append-only flow (a sink keeps only what it has

@@ -110,7 +110,8 @@ void ReplaceRows(FlowStream& f, const std::shared_ptr<arrow::Table>& rows, FlowS
 arrow::Status AddRows(FlowStream& f, const std::shared_ptr<arrow::Table>& rows, FlowStep* step,
                       bool keep);
 
-// a ++ b (either may be null or empty).
+// a ++ b (either may be null or empty; fields that differ only in
+// nullability unify).
 arrow::Result<std::shared_ptr<arrow::Table>> Append(const std::shared_ptr<arrow::Table>& a,
                                                     const std::shared_ptr<arrow::Table>& b);
 
