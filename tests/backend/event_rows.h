@@ -19,8 +19,10 @@ struct EventRow {
   std::optional<int64_t> v;
 };
 
-// The rows as one batch with columns ts, k, v.
-inline std::shared_ptr<arrow::RecordBatch> EventBatch(const std::vector<EventRow>& rows) {
+// The rows as one batch with columns ts, k, v; `not_null` declares the fields
+// NOT NULL, as some sources do (REQUIRES: no value is NULL then).
+inline std::shared_ptr<arrow::RecordBatch> EventBatch(const std::vector<EventRow>& rows,
+                                                      bool not_null = false) {
   arrow::TimestampBuilder ts(arrow::timestamp(arrow::TimeUnit::MICRO, "UTC"),
                              arrow::default_memory_pool());
   arrow::StringBuilder k;
@@ -30,8 +32,10 @@ inline std::shared_ptr<arrow::RecordBatch> EventBatch(const std::vector<EventRow
     EXPECT_TRUE((r.k ? k.Append(*r.k) : k.AppendNull()).ok());
     EXPECT_TRUE((r.v ? v.Append(*r.v) : v.AppendNull()).ok());
   }
-  auto schema = arrow::schema({arrow::field("ts", ts.type()), arrow::field("k", arrow::utf8()),
-                               arrow::field("v", arrow::int64())});
+  const bool nullable = !not_null;
+  auto schema = arrow::schema({arrow::field("ts", ts.type(), nullable),
+                               arrow::field("k", arrow::utf8(), nullable),
+                               arrow::field("v", arrow::int64(), nullable)});
   std::shared_ptr<arrow::Array> a, b, c;
   EXPECT_TRUE(ts.Finish(&a).ok());
   EXPECT_TRUE(k.Finish(&b).ok());

@@ -40,14 +40,15 @@ constexpr int64_t kSec = 1000000;
 using Row = EventRow;
 using Trigger = std::vector<Row>;
 
-std::shared_ptr<arrow::RecordBatch> ToBatch(const std::vector<Row>& rows) {
-  return EventBatch(rows);
+std::shared_ptr<arrow::RecordBatch> ToBatch(const std::vector<Row>& rows, bool not_null = false) {
+  return EventBatch(rows, not_null);
 }
 
 struct Case {
   int inputs = 1;
   std::vector<std::vector<Trigger>> streams;  // [input][trigger]
   int64_t lateness_s = 0;
+  bool not_null = false;  // the streams declare NOT NULL fields (and hold no NULL)
   bool stateful = true;
   std::string query;     // thund SQL of the flow (FROM the streams)
   std::string expected;  // oracle SQL over {a} / {b} (the non-late rows)
@@ -64,7 +65,7 @@ class Generator {
   int Pick(int n) { return static_cast<int>(rng_() % static_cast<uint32_t>(n)); }
   bool Chance(int percent) { return Pick(100) < percent; }
 
-  std::vector<Trigger> Stream(int triggers, int64_t lateness_s) {
+  std::vector<Trigger> Stream(int triggers, int64_t lateness_s, bool not_null) {
     const int n = Pick(120);
     const int64_t step = (1 + Pick(3)) * 250000;
     const int64_t disorder =
@@ -73,13 +74,13 @@ class Generator {
     std::vector<Row> rows;
     for (int i = 0; i < n; ++i) {
       Row r;
-      if (!Chance(5)) {
+      if (not_null || !Chance(5)) {
         int64_t t = kBase + i * step - (disorder ? static_cast<int64_t>(rng_() % disorder) : 0);
         if (coarse) t = t / kSec * kSec;  // equal timestamps
         r.ts = t;
       }
-      if (!Chance(3)) r.k = "k" + std::to_string(Pick(4));
-      if (!Chance(5)) r.v = static_cast<int64_t>(Pick(250)) - 50;
+      if (not_null || !Chance(3)) r.k = "k" + std::to_string(Pick(4));
+      if (not_null || !Chance(5)) r.v = static_cast<int64_t>(Pick(250)) - 50;
       rows.push_back(r);
     }
     // Cut into `triggers` pieces at random points (empty pieces allowed).
@@ -101,7 +102,10 @@ class Generator {
     c.inputs = Chance(25) ? 2 : 1;
     c.lateness_s = Pick(4);
     const int triggers = 1 + Pick(6);
-    for (int i = 0; i < c.inputs; ++i) c.streams.push_back(Stream(triggers, c.lateness_s));
+    c.not_null = Chance(20);
+    for (int i = 0; i < c.inputs; ++i) {
+      c.streams.push_back(Stream(triggers, c.lateness_s, c.not_null));
+    }
     const std::string where = Chance(40) ? " WHERE v IS NULL OR v <> 7" : "";
     std::string from = "STREAM(a)";
     std::string ofrom = "{a}";
@@ -298,7 +302,9 @@ class IncrementalPropertyTest : public BatchFixture {
     RunOptions o;
     const char* names[] = {"a", "b"};
     for (int i = 0; i < c.inputs; ++i) {
-      for (const auto& t : streams[i]) o.memory_streams[names[i]].push_back(ToBatch(t));
+      for (const auto& t : streams[i]) {
+        o.memory_streams[names[i]].push_back(ToBatch(t, c.not_null));
+      }
     }
     return Run(ParsePipeline(Pipeline(c, mode)), o);
   }
