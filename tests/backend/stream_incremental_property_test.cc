@@ -17,6 +17,7 @@
 // scripts/incremental_property.sh runs many more.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <random>
 
@@ -353,6 +354,10 @@ TEST_F(IncrementalPropertyTest, RandomStreamsAndQueriesEqualBatchAndRecompute) {
   Generator gen(seed);
   int mismatches = 0;
   for (int i = 0; i < cases && mismatches < 5; ++i) {
+    if (i > 0 && i % 500 == 0) {
+      std::printf("[ property ] %d cases, %d mismatches\n", i, mismatches);
+      std::fflush(stdout);
+    }
     Case c = gen.Make();
     SCOPED_TRACE("case " + std::to_string(i) + " (" + c.describe + "): " + c.query);
     Kept kept = NotLate(c);
