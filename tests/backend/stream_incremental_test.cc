@@ -319,6 +319,54 @@ SELECT upper(k) AS K, min(ts) AS first_seen FROM STREAM(ev) GROUP BY ALL;
                                        " GROUP BY upper(k)");
 }
 
+TEST_F(StreamIncrementalTest, ATruncatedStateFileIsAClearErrorAndAFullRefreshRebuilds) {
+  const std::string store = Path("store");
+  RunSummary first = RunAt("incremental", store, 2);
+  ASSERT_EQ(first.status, RunPhase::kCompleted) << first.ToString();
+  std::string state_file;
+  for (const auto& e :
+       std::filesystem::directory_iterator(store + "/per_window/current/_state")) {
+    state_file = e.path().string();
+  }
+  ASSERT_FALSE(state_file.empty());
+  std::filesystem::resize_file(state_file, std::filesystem::file_size(state_file) / 2);
+  const std::string before = CurrentVersion("per_window");
+  RunSummary broken = RunAt("incremental", store);
+  EXPECT_EQ(broken.status, RunPhase::kFailed) << broken.ToString();
+  const std::string text = broken.ToString();
+  EXPECT_NE(text.find("incremental state of flow 'per_window'"), std::string::npos) << text;
+  EXPECT_NE(text.find("--full-refresh per_window"), std::string::npos) << text;
+  EXPECT_EQ(CurrentVersion("per_window"), before);  // nothing committed over it
+  RunOptions o;
+  o.storage_root = store;
+  o.full_refresh = {"per_window"};
+  o.refresh = {"bids"};  // the stream goes on too
+  RunSummary rebuilt = Run(Generated("incremental"), o);
+  ASSERT_EQ(rebuilt.status, RunPhase::kCompleted) << rebuilt.ToString();
+  RunSummary clean = RunAt("incremental", Path("clean"));
+  ASSERT_EQ(clean.status, RunPhase::kCompleted);
+  EXPECT_TRUE(TablesEqualUnordered(*Read(Path("clean"), "per_window"), *Read(store, "per_window"),
+                                   /*check_types=*/true));
+}
+
+TEST_F(StreamIncrementalTest, SwitchingModesNeedsAFullRefresh) {
+  const std::string store = Path("store");
+  ASSERT_EQ(RunAt("recompute", store, 2).status, RunPhase::kCompleted);
+  RunSummary to_incremental = RunAt("incremental", store);
+  EXPECT_EQ(to_incremental.status, RunPhase::kFailed) << to_incremental.ToString();
+  EXPECT_NE(to_incremental.ToString().find("built in Recompute mode"), std::string::npos)
+      << to_incremental.ToString();
+  EXPECT_NE(to_incremental.ToString().find("--full-refresh"), std::string::npos);
+  RunOptions o;
+  o.storage_root = store;
+  o.full_refresh_all = true;
+  ASSERT_EQ(Run(Generated("incremental"), o).status, RunPhase::kCompleted);
+  RunSummary to_recompute = RunAt("recompute", store);
+  EXPECT_EQ(to_recompute.status, RunPhase::kFailed) << to_recompute.ToString();
+  EXPECT_NE(to_recompute.ToString().find("built in incremental mode"), std::string::npos)
+      << to_recompute.ToString();
+}
+
 TEST_F(StreamIncrementalTest, StateOfAnotherQueryIsRefusedUntilAFullRefresh) {
   const std::string sql = R"sql(
 CREATE STREAMING TABLE ev AS SELECT * FROM STREAM read_memory('ev');

@@ -254,6 +254,29 @@ arrow::Status StreamLoop::SetupIncremental() {
       ARROW_RETURN_NOT_OK(RestoreIncremental(&f));
     }
   }
+  // The two modes keep different state: a flow whose committed version the
+  // other mode built cannot go on from it (it would emit rows again).
+  for (auto& ds : streams_) {
+    if (IsView(*ds.dataset)) continue;
+    for (auto& f : ds.flows) {
+      if (f.source || f.late_rows_of || f.shape == FlowShape::kOnce) continue;
+      const bool had_incremental = !f.saved_incremental.empty();
+      const bool had_recompute =
+          !had_incremental && (!f.committed_parts.empty() || !f.consumed.empty() ||
+                               f.watermark_us.has_value() || (ds.sink && ds.epoch > 0));
+      const bool incremental = f.incremental != nullptr;
+      if ((had_incremental && !incremental) || (had_recompute && incremental)) {
+        const char* was = had_incremental ? "incremental" : "Recompute";
+        const char* now_mode = incremental ? "incremental" : "Recompute";
+        return FlowError(*f.flow,
+                         arrow::Status::Invalid(
+                             "its committed rows and state were built in ", was,
+                             " mode and it now runs in ", now_mode,
+                             " mode, which keeps other state; run with --full-refresh ",
+                             f.flow->target, " to rebuild it in ", now_mode, " mode"));
+      }
+    }
+  }
   // A dataset keeps its rows in memory unless it is written only by sources
   // and incremental flows and read only by incremental flows.
   for (auto& ds : streams_) {
