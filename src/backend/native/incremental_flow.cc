@@ -46,24 +46,6 @@ const DatasetStream* FindStream(const std::map<std::string, DatasetStream*>& str
   return nullptr;
 }
 
-// The watermark declared for `input` of `flow`: the flow's own when the input
-// has its column, else one declared by a flow writing the input.
-std::optional<Watermark> WatermarkFor(const Pipeline& p, const Flow& flow, const std::string& input,
-                                      const std::shared_ptr<arrow::Schema>& schema) {
-  auto has = [&](const Watermark& w) {
-    return !schema || schema->GetFieldIndex(w.event_time_column) >= 0;
-  };
-  if (flow.streaming && flow.streaming->watermark && has(*flow.streaming->watermark)) {
-    return flow.streaming->watermark;
-  }
-  for (const Flow* g : p.FlowsInto(input)) {
-    if (g->streaming && g->streaming->watermark && has(*g->streaming->watermark)) {
-      return g->streaming->watermark;
-    }
-  }
-  return std::nullopt;
-}
-
 std::string Key(const std::string& input, const std::string& flow) { return input + "/" + flow; }
 
 // The rows `in` gained since `consumed` (per writing flow), which advances.
@@ -167,18 +149,6 @@ arrow::Result<std::pair<std::shared_ptr<arrow::Table>, std::shared_ptr<arrow::Ta
   ARROW_ASSIGN_OR_RAISE(auto yes, arrow::compute::Filter(base, mask));
   ARROW_ASSIGN_OR_RAISE(auto no, arrow::compute::Filter(base, inverse));
   return std::make_pair(yes.table(), no.table());
-}
-
-std::optional<int64_t> MaxMicros(const arrow::Table& t) {
-  std::optional<int64_t> out;
-  if (t.num_columns() == 0) return out;
-  for (const auto& chunk : t.column(0)->chunks()) {
-    auto arr = std::static_pointer_cast<arrow::Int64Array>(chunk);
-    for (int64_t i = 0; i < arr->length(); ++i) {
-      if (arr->IsValid(i)) out = std::max(out.value_or(arr->Value(i)), arr->Value(i));
-    }
-  }
-  return out;
 }
 
 // W from the clocks: min over the non-idle inputs of (max event - lateness);
@@ -296,7 +266,7 @@ arrow::Status Stepper::TakeInputs() {
       } else {
         ARROW_ASSIGN_OR_RAISE(auto max,
                               Q("SELECT " + Micros("max(" + col + ")") + "::BIGINT FROM " + kIn));
-        m = MaxMicros(*max);
+        m = MaxInt64(*max);
       }
       if (m) clock.max_event_us = std::max(clock.max_event_us.value_or(*m), *m);
     }
@@ -703,7 +673,7 @@ arrow::Result<std::shared_ptr<IncrementalFlow>> MakeIncrementalFlow(
       }
     }
     InputClock clock;
-    if (auto wm = WatermarkFor(*ctx.pipeline, flow, ds->dataset->name, ds->schema)) {
+    if (auto wm = InputWatermark(*ctx.pipeline, flow, ds->dataset->name, ds->schema)) {
       clock.column = wm->event_time_column;
       clock.lateness_us = wm->allowed_lateness_ms * 1000;
       clock.idle_ms = wm->idle_timeout_ms;

@@ -24,48 +24,29 @@ constexpr const char* kDelta = "__thund_stream_delta";
 constexpr const char* kCheck = "__thund_stream_check";
 constexpr const char* kArrival = "__thund_arrival";
 
-// The event-time watermark of `flow` now: the smallest over its inputs of the
-// largest event time each holds, minus the allowed lateness. nullopt when no
-// input has the column, or one that has it holds no event time yet.
+// The event-time watermark of `flow` now: the smallest over its inputs of
+// (the largest event time each holds - its allowed lateness). nullopt when no
+// input has a watermark, or one that has it holds no event time yet.
 arrow::Result<std::optional<int64_t>> CurrentWatermark(
     RunContext& ctx, const Flow& flow, const std::map<std::string, DatasetStream*>& streams) {
-  const Pipeline& p = *ctx.pipeline;
-  const Watermark* wm =
-      flow.streaming && flow.streaming->watermark ? &*flow.streaming->watermark : nullptr;
-  ARROW_ASSIGN_OR_RAISE(auto inputs, FlowInputs(p, flow));
-  if (!wm) {
-    // A watermark declared where the input stream is read (its source flow).
-    for (const auto& in : inputs) {
-      for (const Flow* g : p.FlowsInto(in)) {
-        if (g->streaming && g->streaming->watermark) wm = &*g->streaming->watermark;
-      }
-    }
-  }
-  if (!wm) return std::nullopt;
-  // The slowest input gates progress: the minimum over inputs of their
-  // largest event time.
-  std::optional<int64_t> min_us;
+  ARROW_ASSIGN_OR_RAISE(auto inputs, FlowInputs(*ctx.pipeline, flow));
+  // The slowest input gates progress.
+  std::optional<int64_t> w;
   for (const auto& in : inputs) {
     auto it = streams.find(in);
     if (it == streams.end() || !it->second->schema) continue;
-    if (it->second->schema->GetFieldIndex(wm->event_time_column) < 0) continue;
+    auto wm = InputWatermark(*ctx.pipeline, flow, in, it->second->schema);
+    if (!wm) continue;
     ARROW_ASSIGN_OR_RAISE(auto t,
                           Query(ctx, flow,
                                 "SELECT epoch_us(max(" + QuoteIdentifier(wm->event_time_column) +
                                     "))::BIGINT AS m FROM " + QuoteIdentifier(in)));
-    auto col = t->column(0);
-    std::optional<int64_t> max_us;
-    for (int c = 0; c < col->num_chunks(); ++c) {
-      auto arr = std::static_pointer_cast<arrow::Int64Array>(col->chunk(c));
-      for (int64_t i = 0; i < arr->length(); ++i) {
-        if (arr->IsValid(i)) max_us = std::max(max_us.value_or(arr->Value(i)), arr->Value(i));
-      }
-    }
+    const std::optional<int64_t> max_us = MaxInt64(*t);
     if (!max_us) return std::nullopt;  // an input without event times holds W back
-    min_us = std::min(min_us.value_or(*max_us), *max_us);
+    const int64_t wi = *max_us - wm->allowed_lateness_ms * 1000;
+    w = std::min(w.value_or(wi), wi);
   }
-  if (!min_us) return std::nullopt;
-  return *min_us - wm->allowed_lateness_ms * 1000;
+  return w;
 }
 
 // Runs `sql` over `now` (as kNow) and `prev` (as kPrev; null = no rows yet).
@@ -144,6 +125,35 @@ arrow::Result<std::shared_ptr<arrow::Table>> CheckRows(RunContext& ctx, DatasetS
 }
 
 bool KeepsRows(const DatasetStream& ds) { return !ds.sink && ds.retain; }
+
+std::optional<Watermark> InputWatermark(const Pipeline& p, const Flow& flow,
+                                        const std::string& input,
+                                        const std::shared_ptr<arrow::Schema>& schema) {
+  auto has = [&](const Watermark& w) {
+    return !schema || schema->GetFieldIndex(w.event_time_column) >= 0;
+  };
+  if (flow.streaming && flow.streaming->watermark && has(*flow.streaming->watermark)) {
+    return flow.streaming->watermark;
+  }
+  for (const Flow* g : p.FlowsInto(input)) {
+    if (g->streaming && g->streaming->watermark && has(*g->streaming->watermark)) {
+      return g->streaming->watermark;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<int64_t> MaxInt64(const arrow::Table& t) {
+  std::optional<int64_t> out;
+  if (t.num_columns() == 0) return out;
+  for (const auto& chunk : t.column(0)->chunks()) {
+    auto arr = std::static_pointer_cast<arrow::Int64Array>(chunk);
+    for (int64_t i = 0; i < arr->length(); ++i) {
+      if (arr->IsValid(i)) out = std::max(out.value_or(arr->Value(i)), arr->Value(i));
+    }
+  }
+  return out;
+}
 
 // A rewriting flow (Complete, Update state, CDC) now holds `rows`.
 void ReplaceRows(FlowStream& f, const std::shared_ptr<arrow::Table>& rows, FlowStep* step) {

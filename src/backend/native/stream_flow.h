@@ -99,6 +99,16 @@ arrow::Result<std::shared_ptr<arrow::Table>> CheckRows(RunContext& ctx, DatasetS
                                                        const std::shared_ptr<arrow::Table>& rows,
                                                        FlowStep* step);
 
+// The watermark declared for `input` of `flow`: the flow's own when the input
+// (of `schema`, null = unknown) has its column, else one declared by a flow
+// writing the input. Both modes read event time through this.
+std::optional<Watermark> InputWatermark(const Pipeline& p, const Flow& flow,
+                                        const std::string& input,
+                                        const std::shared_ptr<arrow::Schema>& schema);
+
+// The largest non-NULL value of a table's first column (int64), or nullopt.
+std::optional<int64_t> MaxInt64(const arrow::Table& t);
+
 // Whether the dataset keeps its rows in memory (see DatasetStream::retain).
 bool KeepsRows(const DatasetStream& ds);
 
