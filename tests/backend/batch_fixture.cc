@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <random>
 
 #include "backend/native/native_backend.h"
 #include "engine/duckdb/duckdb_session.h"
@@ -35,6 +36,36 @@ BatchFixture::CountedRun BatchFixture::RunCountingWrites(const Pipeline& p) {
   out.summary = Run(p, o);
   out.write_operations = probe->operations();
   return out;
+}
+
+int BatchFixture::RunWithRandomFaults(const Pipeline& p, int tries, uint32_t seed,
+                                      const std::function<void()>& check) {
+  std::filesystem::remove_all(root());
+  const CountedRun counted = RunCountingWrites(p);
+  EXPECT_EQ(counted.summary.status, RunPhase::kCompleted);
+  const int64_t total = counted.write_operations;
+  EXPECT_GT(total, 20);
+  if (total <= 0) return 0;
+  auto local = std::make_shared<arrow::fs::LocalFileSystem>();
+  std::mt19937 rng(seed);
+  int failed_runs = 0;
+  for (int i = 0; i < tries; ++i) {
+    const int64_t k = 1 + static_cast<int64_t>(rng() % total);
+    SCOPED_TRACE("fault at write " + std::to_string(k) + " of " + std::to_string(total));
+    std::filesystem::remove_all(root());
+    auto faulty = std::make_shared<engine::FaultInjectingFileSystem>(local);
+    faulty->FailAfter(k);
+    RunOptions o;
+    o.native.filesystem = faulty;
+    auto broken = TryRun(p, o);
+    EXPECT_TRUE(faulty->tripped());
+    if (!broken.ok() || broken->status != RunPhase::kCompleted) ++failed_runs;
+    // The rerun (no fault) resumes from what was committed.
+    RunSummary again = Run(p);
+    EXPECT_EQ(again.status, RunPhase::kCompleted) << again.ToString();
+    check();
+  }
+  return failed_runs;
 }
 
 arrow::Result<RunSummary> BatchFixture::TryRun(const Pipeline& p, RunOptions options) {

@@ -2,6 +2,8 @@
 // input files, runs of the NativeBackend, and an independent DuckDB oracle.
 #pragma once
 
+#include <functional>
+
 #include <arrow/table.h>
 #include <gtest/gtest.h>
 
@@ -34,6 +36,12 @@ class BatchFixture : public ::testing::Test {
     int64_t write_operations = 0;
   };
   CountedRun RunCountingWrites(const Pipeline& p);
+  // `tries` times: a run of `p` (on a fresh root) whose write number k fails,
+  // k drawn from `seed` over the writes a clean run makes, then a clean rerun
+  // that must complete, after which `check` asserts what it holds. Returns how
+  // many faulty runs did not complete.
+  int RunWithRandomFaults(const Pipeline& p, int tries, uint32_t seed,
+                          const std::function<void()>& check);
 
   // The committed content of `dataset`, read by a fresh DuckDB through the
   // `current` symlink (the layout users read), or nullptr if none.

@@ -9,14 +9,12 @@
 #include <random>
 #include <thread>
 
-#include <arrow/filesystem/localfs.h>
 
 #include <arrow/api.h>
 
 #include "batch_fixture.h"
 #include "event_rows.h"
 #include "engine/duckdb/sql_quote.h"
-#include "engine/fs/fault_injection_fs.h"
 #include "thund/sql_pipeline.h"
 
 namespace thund::native::testing {
@@ -204,34 +202,14 @@ TEST_F(StreamIncrementalTest, AFaultAtAnyWriteLosesNothingAndCountsNothingTwice)
   ASSERT_EQ(Run(p).status, RunPhase::kCompleted);
   std::map<std::string, std::shared_ptr<arrow::Table>> clean;
   for (const auto& flow : kFlows) clean[flow] = Read(root(), flow);
-  std::filesystem::remove_all(root());
-  const CountedRun counted = RunCountingWrites(p);
-  ASSERT_EQ(counted.summary.status, RunPhase::kCompleted);
-  const int64_t total = counted.write_operations;
-  ASSERT_GT(total, 50);
-  auto local = std::make_shared<arrow::fs::LocalFileSystem>();
-  std::mt19937 rng(16);
-  int failed_runs = 0;
-  for (int i = 0; i < 8; ++i) {
-    const int64_t k = 1 + static_cast<int64_t>(rng() % total);
-    SCOPED_TRACE("fault at write " + std::to_string(k) + " of " + std::to_string(total));
-    std::filesystem::remove_all(root());
-    auto faulty = std::make_shared<engine::FaultInjectingFileSystem>(local);
-    faulty->FailAfter(k);
-    RunOptions o;
-    o.native.filesystem = faulty;
-    auto broken = TryRun(p, o);
-    EXPECT_TRUE(faulty->tripped());
-    if (!broken.ok() || broken->status != RunPhase::kCompleted) ++failed_runs;
-    RunSummary again = Run(p);
-    ASSERT_EQ(again.status, RunPhase::kCompleted) << again.ToString();
+  const int failed_runs = RunWithRandomFaults(p, 8, 16, [&] {
     for (const auto& flow : kFlows) {
       SCOPED_TRACE(flow);
       auto now = Read(root(), flow);
       ASSERT_TRUE(now);
       EXPECT_TRUE(TablesEqualUnordered(*clean[flow], *now, /*check_types=*/true));
     }
-  }
+  });
   EXPECT_GT(failed_runs, 4);  // most faults hit a trigger's writes, not the run history
 }
 

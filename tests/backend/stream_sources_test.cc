@@ -185,32 +185,11 @@ TEST_F(StreamSourcesTest, AFaultAtAnyWriteLosesNothingAndCountsNothingTwice) {
   // The reference: one clean run.
   ASSERT_EQ(Run(p).status, RunPhase::kCompleted);
   const auto ev = Rows("ev"), per_window = Rows("per_window"), big = Rows("big");
-  fs::remove_all(root());
-  const CountedRun counted = RunCountingWrites(p);
-  ASSERT_EQ(counted.summary.status, RunPhase::kCompleted);
-  const int64_t total = counted.write_operations;
-  ASSERT_GT(total, 20);
-  auto local = std::make_shared<arrow::fs::LocalFileSystem>();
-  std::mt19937 rng(4);
-  int failed_runs = 0;
-  for (int i = 0; i < 12; ++i) {
-    const int64_t k = 1 + static_cast<int64_t>(rng() % total);
-    SCOPED_TRACE("fault at write " + std::to_string(k) + " of " + std::to_string(total));
-    fs::remove_all(root());
-    auto faulty = std::make_shared<engine::FaultInjectingFileSystem>(local);
-    faulty->FailAfter(k);
-    RunOptions o;
-    o.native.filesystem = faulty;
-    auto broken = TryRun(p, o);
-    EXPECT_TRUE(faulty->tripped());
-    if (!broken.ok() || broken->status != RunPhase::kCompleted) ++failed_runs;
-    // The rerun (no fault) resumes from what was committed.
-    RunSummary s = Run(p);
-    ASSERT_EQ(s.status, RunPhase::kCompleted) << s.ToString();
+  const int failed_runs = RunWithRandomFaults(p, 12, 4, [&] {
     EXPECT_EQ(Rows("ev"), ev);
     EXPECT_EQ(Rows("per_window"), per_window);
     EXPECT_EQ(Rows("big"), big);
-  }
+  });
   EXPECT_GT(failed_runs, 6);  // most faults hit a trigger's writes, not the run history
 }
 
