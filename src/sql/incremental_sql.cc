@@ -42,24 +42,6 @@ Json Canon(const Json& j) {
   return out;
 }
 
-Json ColumnRef(const std::vector<std::string>& names, const std::string& alias = "") {
-  Json j;
-  j["class"] = "COLUMN_REF";
-  j["type"] = "COLUMN_REF";
-  j["alias"] = alias;
-  j["query_location"] = static_cast<uint64_t>(-1);
-  j["column_names"] = names;
-  return j;
-}
-
-std::vector<std::string> Names(const Json& ref) {
-  std::vector<std::string> out;
-  if (const Json* n = Field(ref, "column_names"); n && n->is_array()) {
-    for (const auto& s : *n) out.push_back(s.is_string() ? s.get<std::string>() : "");
-  }
-  return out;
-}
-
 bool IsAggregateCall(const Json& j) {
   return Str(j, "class") == "FUNCTION" &&
          internal::AggregateFunctionNames().count(internal::Lower(Str(j, "function_name"))) > 0;
@@ -134,16 +116,15 @@ arrow::Status Decomposer::CollectKeys() {
             return arrow::Status::Invalid("GROUP BY ", i, " is not a select item");
           }
           key = Unaliased(items[i - 1]);
-        } else if (Str(k, "class") == "COLUMN_REF" && Names(k).size() == 1) {
+        } else if (ColumnNames(k).size() == 1) {
           // GROUP BY an alias of the select list: DuckDB takes an input column
           // of that name first. Without the input's columns, an alias of an
           // expression that is not that very column counts.
-          const std::string n = internal::Lower(Names(k)[0]);
+          const std::string n = internal::Lower(ColumnNames(k)[0]);
           const bool is_input = input_columns_ && input_columns_->count(n) > 0;
           for (const auto& item : items) {
             if (is_input || internal::Lower(Str(item, "alias")) != n) continue;
-            const bool same = Str(item, "class") == "COLUMN_REF" && !Names(item).empty() &&
-                              internal::Lower(Names(item).back()) == n;
+            const bool same = LastColumnName(item) == n;
             if (!same) key = Unaliased(item);
           }
         }
@@ -228,10 +209,10 @@ arrow::Status Decomposer::Substitute(Json* j) {
   if (cls == "COLUMN_REF") {
     // `window.start` reads a field of the grouped `window`; `t.k` is the
     // grouped `k` qualified by its table.
-    std::vector<std::string> names = Names(*j);
+    std::vector<std::string> names = ColumnNames(*j);
     for (size_t i = 0; i < keys_.size(); ++i) {
       if (Str(keys_[i], "class") != "COLUMN_REF" || names.size() < 2) continue;
-      const auto key = Names(keys_[i]);
+      const auto key = ColumnNames(keys_[i]);
       if (key.size() == 1 && internal::Lower(key[0]) == internal::Lower(names[0])) {
         names[0] = "__g" + std::to_string(i);
         *j = ColumnRef(names, alias);
@@ -304,10 +285,7 @@ arrow::Result<AggregateDecomposition> Decomposer::Run(const std::string& state_n
   // a struct (window(), session_window()), or window_start / window_end
   // columns (the table functions).
   for (size_t i = 0; i < keys_.size(); ++i) {
-    const std::string g = "__g" + std::to_string(i);
-    const std::string name = Str(keys_[i], "class") == "COLUMN_REF"
-                                 ? internal::Lower(Names(keys_[i]).back())
-                                 : std::string();
+    const std::string name = LastColumnName(keys_[i]);
     if (IsWindowKey(keys_[i]) && out_.window_struct_key < 0) {
       out_.window_struct_key = static_cast<int>(i);
     } else if (name == "window_start" && out_.window_start_key < 0) {

@@ -113,12 +113,34 @@ Json Unaliased(const Json& e) {
   return c;
 }
 
+Json ColumnRef(const std::vector<std::string>& names, const std::string& alias) {
+  Json j;
+  j["class"] = "COLUMN_REF";
+  j["type"] = "COLUMN_REF";
+  j["alias"] = alias;
+  j["query_location"] = static_cast<uint64_t>(-1);
+  j["column_names"] = names;
+  return j;
+}
+
+std::vector<std::string> ColumnNames(const Json& ref) {
+  std::vector<std::string> out;
+  if (Str(ref, "class") != "COLUMN_REF") return out;
+  if (const Json* n = Field(ref, "column_names"); n && n->is_array()) {
+    for (const auto& s : *n) out.push_back(s.is_string() ? s.get<std::string>() : "");
+  }
+  return out;
+}
+
+std::string LastColumnName(const Json& ref) {
+  const auto names = ColumnNames(ref);
+  return names.empty() ? "" : internal::Lower(names.back());
+}
+
 bool IsWindowKey(const Json& k) {
   const std::string cls = Str(k, "class");
   if (cls == "COLUMN_REF") {
-    const Json& names = k["column_names"];
-    if (!names.is_array() || names.empty() || !names.back().is_string()) return false;
-    const std::string n = internal::Lower(names.back().get<std::string>());
+    const std::string n = LastColumnName(k);
     return n == "window" || n == "session_window";
   }
   if (cls == "FUNCTION" && Str(k, "function_name") == "struct_pack") {

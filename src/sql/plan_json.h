@@ -6,6 +6,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace thund::sql::plan_json {
 
@@ -27,6 +28,15 @@ Json EmptyFrom();
 Json StarExpr();
 Json BareSelect(const Json& from);
 Json CountStar();
+
+// A column reference to `names` (a column, or a struct path below it).
+Json ColumnRef(const std::vector<std::string>& names, const std::string& alias = "");
+
+// The name parts of a column reference (empty for anything else).
+std::vector<std::string> ColumnNames(const Json& ref);
+
+// The lower-cased last name part of a column reference ("" for anything else).
+std::string LastColumnName(const Json& ref);
 
 // `e` without its alias.
 Json Unaliased(const Json& e);

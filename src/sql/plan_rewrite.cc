@@ -25,11 +25,7 @@ arrow::Result<std::string> AddWindowEndColumn(std::string_view duck_sql, const s
   if (const Json* g = Field(node, "group_expressions"); g && g->is_array()) {
     for (const auto& k : *g) {
       if (IsWindowKey(k)) key = &k;
-      if (Str(k, "class") == "COLUMN_REF" && k["column_names"].is_array() &&
-          !k["column_names"].empty() && k["column_names"].back().is_string() &&
-          internal::Lower(k["column_names"].back().get<std::string>()) == "window_start") {
-        tvf = true;
-      }
+      if (LastColumnName(k) == "window_start") tvf = true;
     }
   }
   std::string tmpl;
