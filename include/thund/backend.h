@@ -112,6 +112,12 @@ struct NativeRunOptions {
   // Re-registering in-memory rows of an unchanged schema swaps only the data
   // (DuckDbSessionOptions::reuse_arrow_views); false re-creates the views.
   bool reuse_arrow_views = true;
+  // Fast paths of the incremental aggregate (backend/native/partial_merge.h),
+  // each with a plain twin: partials merge in C++ hash tables (false: a
+  // DuckDB GROUP BY over the state and the new partials), and hopping rows
+  // are pre-aggregated per pane (false: each row joins each of its windows).
+  bool hash_merge = true;
+  bool hop_panes = true;
 };
 
 // ---------------------------------------------------------------------------

@@ -27,6 +27,8 @@ struct RunCliOptions {
   int threads = 0;
   int64_t max_triggers = 0;
   std::string streaming_mode;  // "" = not given (flows that set no mode recompute)
+  bool no_hash_merge = false;
+  bool no_hop_panes = false;
 };
 
 // Ctrl-C (SIGINT) or SIGTERM asks the run to stop cleanly: a streaming run
@@ -102,6 +104,8 @@ int RunRun(const RunCliOptions& o) {
   options.full_refresh_all = o.full_refresh_all;
   options.refresh = SplitNames(o.refresh);
   options.native.threads = o.threads;
+  options.native.hash_merge = !o.no_hash_merge;
+  options.native.hop_panes = !o.no_hop_panes;
   options.max_triggers = o.max_triggers;
   if (!o.streaming_mode.empty()) options.streaming_mode = ParseStreamingMode(o.streaming_mode);
   options.stop = &g_stop;
@@ -141,6 +145,12 @@ void RegisterRun(CLI::App& app, int* exit_code) {
   c->add_option("--events", o->events, "how run events are printed")
       ->check(CLI::IsMember({"human", "json", "none"}));
   c->add_option("--threads", o->threads, "DuckDB worker threads (0 = one per core)");
+  c->add_flag("--no-hash-merge", o->no_hash_merge,
+              "incremental: merge aggregate partials with a DuckDB query, not in C++ (the "
+              "plain twin of the fast path)");
+  c->add_flag("--no-hop-panes", o->no_hop_panes,
+              "incremental: put each row in each of its hopping windows before aggregating, "
+              "instead of once per pane (the plain twin of the fast path)");
   c->add_option("--max-triggers", o->max_triggers,
                 "streaming: stop after this many triggers (0 = no cap)")
       ->check(CLI::NonNegativeNumber);

@@ -17,6 +17,7 @@
 #include "sql/duckdb_types.h"
 #include "sql/plan_json.h"
 #include "sql/sql_analysis.h"
+#include "sql/sql_dialect_internal.h"
 #include "thund/sql_dialect.h"
 
 namespace thund::sql {
@@ -71,12 +72,38 @@ arrow::Result<Json> ParseExpr(const std::string& expr) {
 
 std::string Render(const Json& e) { return e.dump(); }
 
+// Whether `j` reads a column the window assignment adds (or its helper).
+bool ReadsWindowColumn(const Json& j) {
+  if (j.is_array()) {
+    for (const auto& v : j) {
+      if (ReadsWindowColumn(v)) return true;
+    }
+    return false;
+  }
+  if (!j.is_object()) return false;
+  if (Str(j, "class") == "COLUMN_REF") {
+    for (const auto& n : ColumnNames(j)) {
+      const std::string l = internal::Lower(n);
+      if (l == "window" || l == "window_start" || l == "window_end" || l == "__thund_ws") {
+        return true;
+      }
+    }
+    return false;
+  }
+  for (const auto& [k, v] : j.items()) {
+    if (ReadsWindowColumn(v)) return true;
+  }
+  return false;
+}
+
 class Decomposer {
  public:
   Decomposer(const Json& node, const std::set<std::string>* input_columns, int64_t window_size_us)
       : node_(node), input_columns_(input_columns), window_size_us_(window_size_us) {}
 
   arrow::Result<AggregateDecomposition> Run(const std::string& state_name);
+  // With hopping panes: only the grouping keys that are the window read it.
+  bool PanesFit() const;
 
  private:
   arrow::Status CollectKeys();
@@ -302,17 +329,37 @@ arrow::Result<AggregateDecomposition> Decomposer::Run(const std::string& state_n
   } else if (out_.window_start_key >= 0 && window_size_us_ > 0) {
     out_.window_end_sql = "__g" + std::to_string(out_.window_start_key) + " + to_microseconds(" +
                           std::to_string(window_size_us_) + ")";
+    out_.window_size_us = window_size_us_;
   }
   return out_;
 }
 
+bool Decomposer::PanesFit() const {
+  if (node_.contains("where_clause") && ReadsWindowColumn(node_["where_clause"])) return false;
+  for (const auto& p : partials_) {
+    if (ReadsWindowColumn(p)) return false;
+  }
+  for (size_t i = 0; i < keys_.size(); ++i) {
+    const int k = static_cast<int>(i);
+    if (k == out_.window_struct_key || k == out_.window_start_key || k == out_.window_end_key) {
+      continue;
+    }
+    if (ReadsWindowColumn(keys_[i])) return false;
+  }
+  return out_.window_struct_key >= 0 || out_.window_start_key >= 0 || out_.window_end_key >= 0;
+}
+
 }  // namespace
 
-arrow::Result<AggregateDecomposition> DecomposeAggregation(
-    const std::string& sql, const std::string& state_name,
-    const std::set<std::string>* input_columns, int64_t window_size_us,
-    const std::vector<std::string>& output_names) {
-  ARROW_ASSIGN_OR_RAISE(std::string duck_sql, SparkToDuckDb(sql));
+namespace {
+
+arrow::Result<AggregateDecomposition> Decompose(const std::string& sql,
+                                                const std::string& state_name,
+                                                const std::set<std::string>* input_columns,
+                                                int64_t window_size_us,
+                                                std::optional<HopPanes> panes,
+                                                const std::vector<std::string>& output_names) {
+  ARROW_ASSIGN_OR_RAISE(std::string duck_sql, TranslateToDuckDb(sql, panes.has_value()));
   ARROW_ASSIGN_OR_RAISE(Json statements, internal::ParseSqlToJson(duck_sql));
   if (statements.size() != 1 || !Field(statements[0], "node")) {
     return arrow::Status::Invalid("expected one query");
@@ -328,7 +375,27 @@ arrow::Result<AggregateDecomposition> DecomposeAggregation(
     }
   }
   Decomposer d(node, input_columns, window_size_us);
-  return d.Run(state_name);
+  ARROW_ASSIGN_OR_RAISE(AggregateDecomposition out, d.Run(state_name));
+  if (panes) {
+    if (!d.PanesFit()) return arrow::Status::Cancelled("the window is read beside its keys");
+    out.pane_windows = panes->windows;
+    out.pane_slide_us = panes->slide_us;
+  }
+  return out;
+}
+
+}  // namespace
+
+arrow::Result<AggregateDecomposition> DecomposeAggregation(
+    const std::string& sql, const std::string& state_name,
+    const std::set<std::string>* input_columns, int64_t window_size_us,
+    std::optional<HopPanes> panes, const std::vector<std::string>& output_names) {
+  if (panes && panes->windows > 1 && panes->slide_us > 0) {
+    auto with_panes =
+        Decompose(sql, state_name, input_columns, window_size_us, panes, output_names);
+    if (with_panes.ok() || !with_panes.status().IsCancelled()) return with_panes;
+  }
+  return Decompose(sql, state_name, input_columns, window_size_us, std::nullopt, output_names);
 }
 
 }  // namespace thund::sql

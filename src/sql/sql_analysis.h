@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -75,9 +76,26 @@ struct AggregateDecomposition {
   int window_struct_key = -1;
   int window_start_key = -1;
   int window_end_key = -1;
+  int64_t window_size_us = 0;  // the end of a window_start-only key is start + size
+  // Hopping windows as panes (see HopPanes below): each row of partial_sql
+  // is one pane (window start = the pane's start) and stands for
+  // pane_windows windows, each pane_slide_us earlier than the one before.
+  int64_t pane_windows = 0;
+  int64_t pane_slide_us = 0;
+};
+// A hopping window whose slide divides its size, offered to the
+// decomposition: the partials then group rows by pane, not by window, so a
+// row is aggregated once, not size/slide times. Taken only when the window
+// reaches the aggregation through its grouping keys alone (no filter,
+// aggregate argument or other key reads it).
+struct HopPanes {
+  int64_t windows = 0;  // size / slide
+  int64_t slide_us = 0;
 };
 // `input_columns` (lower case; null = unknown) tells a GROUP BY alias from an
 // input column; `window_size_us` gives the end of a window_start-only key;
+// `panes`, when the plan's hopping window allows them (the result says
+// whether they were taken: pane_windows > 0);
 // `output_names` (the bound plan's, one per select item) name the final
 // query's columns as the query names them.
 // NotImplemented names what cannot be decomposed ("median(...) is not
@@ -85,6 +103,7 @@ struct AggregateDecomposition {
 arrow::Result<AggregateDecomposition> DecomposeAggregation(
     const std::string& sql, const std::string& state_name,
     const std::set<std::string>* input_columns, int64_t window_size_us,
+    std::optional<HopPanes> panes,
     const std::vector<std::string>& output_names);
 
 // OK when `predicate` parses as one SQL boolean expression.

@@ -183,6 +183,12 @@ std::vector<std::string> StreamReads(std::string_view spark_sql) {
 }
 
 arrow::Result<std::string> SparkToDuckDb(std::string_view spark_sql) {
+  return sql::TranslateToDuckDb(spark_sql, /*hop_panes=*/false);
+}
+
+namespace sql {
+
+arrow::Result<std::string> TranslateToDuckDb(std::string_view spark_sql, bool hop_panes) {
   static constexpr sql::Pass kPasses[] = {
       sql::FileReadPass,  sql::LexicalPass,     sql::StreamPass,   sql::WatermarkPass,
       sql::IntervalPass,  sql::TypePass,        sql::FunctionPass, sql::OperatorPass,
@@ -206,7 +212,7 @@ arrow::Result<std::string> SparkToDuckDb(std::string_view spark_sql) {
         }
         sql::Structure st = sql::Analyze(lex.tokens);
         std::vector<sql::Edit> edits;
-        ARROW_RETURN_NOT_OK(pass({text, lex.tokens, st}, &edits));
+        ARROW_RETURN_NOT_OK(pass({text, lex.tokens, st, hop_panes}, &edits));
         if (edits.empty()) break;
         text = sql::ApplyEdits(text, sql::InnermostNonOverlapping(std::move(edits)));
       }
@@ -215,5 +221,7 @@ arrow::Result<std::string> SparkToDuckDb(std::string_view spark_sql) {
   }
   return arrow::Status::Invalid("the translation of this query does not settle; please report it");
 }
+
+}  // namespace sql
 
 }  // namespace thund

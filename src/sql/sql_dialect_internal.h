@@ -28,7 +28,14 @@ struct PassInput {
   std::string_view text;
   const std::vector<Token>& tokens;
   const Structure& st;
+  // Hopping windows put each row in its newest window only (its pane): the
+  // incremental aggregate expands panes to windows after the partial
+  // aggregation (backend/native/partial_merge.h, ExpandPanes).
+  bool hop_panes = false;
 };
+
+// SparkToDuckDb, with hopping windows as panes when `hop_panes`.
+arrow::Result<std::string> TranslateToDuckDb(std::string_view spark_sql, bool hop_panes);
 
 using Pass = arrow::Status (*)(const PassInput&, std::vector<Edit>*);
 

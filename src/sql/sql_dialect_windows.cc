@@ -58,10 +58,10 @@ arrow::Result<WindowCall> ParseWindowCall(const PassInput& in, const Call& c) {
 }
 
 // Window starts of every window of `size` sliding by `slide` that holds ts, as
-// a relation with one column `col`.
+// a relation with one column `col`; with `panes`, only the newest of them.
 std::string HopStarts(const std::string& ts, int64_t size, int64_t slide, int64_t offset,
-                      const std::string& col) {
-  const int64_t n = (size + slide - 1) / slide;
+                      const std::string& col, bool panes) {
+  const int64_t n = panes ? 1 : (size + slide - 1) / slide;
   return "(SELECT " +
          AddMicros(WindowStartExpr(ts, slide, offset),
                    "-(__thund_i * " + std::to_string(slide) + ")") +
@@ -209,8 +209,8 @@ arrow::Status WindowGroupPass(const PassInput& in, std::vector<Edit>* out) {
     } else {
       lateral = "LATERAL (SELECT {'start': __thund_ws, 'end': " +
                 AddMicros("__thund_ws", spec->size) + "} AS \"window\" FROM " +
-                HopStarts(ts, spec->size, spec->slide, spec->offset, "__thund_ws") + " WHERE (" +
-                ts + ") < " + AddMicros("__thund_ws", spec->size) + ") AS __thund_w";
+                HopStarts(ts, spec->size, spec->slide, spec->offset, "__thund_ws", in.hop_panes) +
+                " WHERE (" + ts + ") < " + AddMicros("__thund_ws", spec->size) + ") AS __thund_w";
     }
     size_t at = t[from_end - 1].end;
     out->push_back({at, at, ", " + lateral});
@@ -402,7 +402,7 @@ arrow::Status WindowTvfPass(const PassInput& in, std::vector<Edit>* out) {
       // Each row times the window count (a cross join with a constant range:
       // DuckDB runs that about twice as fast as a LATERAL subquery), then
       // only the windows that hold the row.
-      const int64_t n = (call->size + call->slide - 1) / call->slide;
+      const int64_t n = in.hop_panes ? 1 : (call->size + call->slide - 1) / call->slide;
       repl = "(SELECT * EXCLUDE (__thund_i, __thund_ws), __thund_ws AS window_start, " +
              AddMicros("__thund_ws", call->size) + " AS window_end FROM (SELECT *, " +
              AddMicros(WindowStartExpr(ts, call->slide, 0),

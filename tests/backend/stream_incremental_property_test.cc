@@ -59,6 +59,20 @@ struct Case {
   std::string describe;
 };
 
+// The oracle of a hopping (or, with slide == size, tumbling) aggregation
+// over `from`: each row in the ceil(size / slide) windows whose starts are
+// the multiples of `slide` at or below its time, and that still hold it.
+std::string Hopping(int64_t slide, int64_t size, bool key, const std::string& osel,
+                           const std::string& from, const std::string& having) {
+  const std::string step = std::to_string(slide), width = std::to_string(size);
+  const std::string copies = std::to_string((size + slide - 1) / slide);
+  return "SELECT ws, ws + " + width + " AS we" + (key ? ", k" : std::string()) + osel +
+         " FROM (SELECT * FROM (SELECT *, (epoch_us(ts) // " + step + ") * " + step +
+         " - i * " + step + " AS ws FROM (SELECT * FROM " + from +
+         ") AS x CROSS JOIN range(0, " + copies + ") AS r(i) WHERE ts IS NOT NULL) " +
+         "WHERE epoch_us(ts) < ws + " + width + ") GROUP BY ws" + (key ? ", k" : "") + having;
+}
+
 class Generator {
  public:
   explicit Generator(uint32_t seed) : rng_(seed) {}
@@ -132,7 +146,11 @@ class Generator {
     const bool rows_ok = c.inputs == 1;
     const bool key = window == 0 || Chance(70);
     const int64_t size = (1 + Pick(4)) * 2 * kSec;
-    const int64_t slide = size / 2;
+    // Hopping slides: half the size, a quarter, or one that does not divide it.
+    int64_t slide = size / 2;
+    const int slide_pick = Pick(4);
+    if (slide_pick == 1 && size >= 4 * kSec) slide = size / 2 + kSec;
+    if (slide_pick == 2 && size % (4 * kSec) == 0) slide = size / 4;
     const int64_t gap = (1 + Pick(3)) * kSec;
     std::vector<std::pair<std::string, std::string>> aggs = {
         {"count(*)", "count(*)"},
@@ -158,8 +176,7 @@ class Generator {
     const std::string having = Chance(20) ? " HAVING count(*) > 1" : "";
     const std::string S = std::to_string(size / kSec), H = std::to_string(slide / kSec),
                       G = std::to_string(gap / kSec);
-    const std::string size_us = std::to_string(size), slide_us = std::to_string(slide),
-                      gap_us = std::to_string(gap);
+    const std::string gap_us = std::to_string(gap);
     std::string keys = key ? "k" : "";
     switch (window) {
       case 0:
@@ -175,32 +192,27 @@ class Generator {
         c.query = "SELECT epoch_us(window.start) AS ws, epoch_us(window.end) AS we" +
                   (key ? ", k" : std::string()) + sel + " FROM " + from + wm + where +
                   " GROUP BY " + w + (key ? ", k" : "") + having;
-        const std::string step = window == 1 ? size_us : slide_us;
-        const std::string copies = window == 1 ? "1" : std::to_string(size / slide);
-        c.expected = "SELECT ws, ws + " + size_us + " AS we" + (key ? ", k" : std::string()) +
-                     osel + " FROM (SELECT *, (epoch_us(ts) // " + step + ") * " + step +
-                     " - i * " +
-                     step + " AS ws FROM (SELECT * FROM " + ofrom + where +
-                     ") AS x CROSS JOIN range(0, " + copies + ") AS r(i) WHERE ts IS NOT NULL) " +
-                     "GROUP BY ws" + (key ? ", k" : "") + having;
+        c.expected = Hopping(window == 1 ? size : slide, size, key, osel, ofrom + where, having);
         break;
       }
-      case 3:
+      case 3: {
+        // TUMBLE() or HOP() (both read one input).
+        const bool hop = Chance(50);
         c.query = "SELECT epoch_us(window_start) AS ws, epoch_us(window_end) AS we" +
-                  (key ? ", k" : std::string()) + sel + " FROM TUMBLE(TABLE " +
-                  "a, DESCRIPTOR(ts), INTERVAL '" +
-                  S + "' SECONDS)" + wm + where + " GROUP BY window_start, window_end" +
-                  (key ? ", k" : "") + having;
-        if (c.inputs == 2) {  // the table function reads one input
+                  (key ? ", k" : std::string()) + sel + " FROM " +
+                  (hop ? "HOP(TABLE a, DESCRIPTOR(ts), INTERVAL '" + H + "' SECONDS, INTERVAL '" +
+                             S + "' SECONDS)"
+                       : "TUMBLE(TABLE a, DESCRIPTOR(ts), INTERVAL '" + S + "' SECONDS)") +
+                  wm + where + " GROUP BY window_start, window_end" + (key ? ", k" : "") +
+                  having;
+        if (c.inputs == 2) {
           c.inputs = 1;
           c.streams.resize(1);
           ofrom = "{a}";
         }
-        c.expected = "SELECT ws, ws + " + size_us + " AS we" + (key ? ", k" : std::string()) +
-                     osel + " FROM (SELECT *, (epoch_us(ts) // " + size_us + ") * " + size_us +
-                     " AS ws FROM " + ofrom + where + ") WHERE ts IS NOT NULL GROUP BY ws" +
-                     (key ? ", k" : "") + having;
+        c.expected = Hopping(hop ? slide : size, size, key, osel, ofrom + where, having);
         break;
+      }
       case 4: {
         if (!rows_ok) {  // sessions keep rows: one input
           c.inputs = 1;
@@ -297,10 +309,15 @@ class IncrementalPropertyTest : public BatchFixture {
     return sql;
   }
 
+  // `plain` turns off the incremental aggregate's fast paths (bit 0: the C++
+  // merge of partials, bit 1: hopping panes), so their plain twins meet the
+  // same oracle.
   RunSummary RunCase(const Case& c, const std::string& mode,
-                     const std::vector<std::vector<std::vector<Row>>>& streams) {
+                     const std::vector<std::vector<std::vector<Row>>>& streams, int plain = 0) {
     std::filesystem::remove_all(root());
     RunOptions o;
+    o.native.hash_merge = (plain & 1) == 0;
+    o.native.hop_panes = (plain & 2) == 0;
     const char* names[] = {"a", "b"};
     for (int i = 0; i < c.inputs; ++i) {
       for (const auto& t : streams[i]) {
@@ -359,9 +376,11 @@ TEST_F(IncrementalPropertyTest, RandomStreamsAndQueriesEqualBatchAndRecompute) {
       std::fflush(stdout);
     }
     Case c = gen.Make();
-    SCOPED_TRACE("case " + std::to_string(i) + " (" + c.describe + "): " + c.query);
+    SCOPED_TRACE("case " + std::to_string(i) + " (" + c.describe + ", plain " +
+                 std::to_string(i % 4) + "): " + c.query);
     Kept kept = NotLate(c);
-    RunSummary inc = RunCase(c, "incremental", c.streams);
+    // A quarter of the cases each: fast paths on, one of them off, both off.
+    RunSummary inc = RunCase(c, "incremental", c.streams, i % 4);
     ASSERT_EQ(inc.status, RunPhase::kCompleted) << inc.ToString();
     for (const auto& e : events_) {
       ASSERT_NE(e.kind, RunEvent::Kind::kFallback) << "fell back: " << e.message;

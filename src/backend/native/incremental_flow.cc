@@ -7,6 +7,7 @@
 #include <arrow/compute/api.h>
 
 #include "backend/native/flow_runner.h"
+#include "backend/native/partial_merge.h"
 #include "engine/batch/compute_init.h"
 #include "engine/duckdb/sql_quote.h"
 #include "engine/stream/output_mode.h"
@@ -202,6 +203,10 @@ class Stepper {
   arrow::Result<std::shared_ptr<arrow::Table>> MergeSessions(
       const std::shared_ptr<arrow::Table>& partial);
   arrow::Status Emit(std::shared_ptr<arrow::Table> rows);
+  WindowKeys Keys() const {
+    return {inc_.agg.window_struct_key, inc_.agg.window_start_key, inc_.agg.window_end_key,
+            inc_.agg.window_size_us};
+  }
   // What the flow emitted so far (its Update state), or no rows like `like`.
   arrow::Result<std::shared_ptr<arrow::Table>> Emitted(const std::shared_ptr<arrow::Table>& like) {
     if (f_.rows) return f_.rows;
@@ -336,6 +341,22 @@ arrow::Result<std::shared_ptr<arrow::Table>> Stepper::Final(
 arrow::Result<std::shared_ptr<arrow::Table>> Stepper::Merge(
     const std::shared_ptr<arrow::Table>& partial) {
   if (inc_.session) return MergeSessions(partial);
+  if (ctx_.options->native.hash_merge) {
+    std::shared_ptr<arrow::Table> state;
+    if (inc_.partials && inc_.partials->num_rows() > 0) {
+      // The state's own columns (it carries the previous trigger's __touched).
+      std::vector<int> cols(partial->num_columns());
+      for (int i = 0; i < partial->num_columns(); ++i) cols[i] = i;
+      if (inc_.partials->num_columns() < partial->num_columns()) {
+        return arrow::Status::Invalid("the state has fewer columns than the partials");
+      }
+      ARROW_ASSIGN_OR_RAISE(state, inc_.partials->SelectColumns(cols));
+    }
+    auto merged = MergePartials(state, partial, inc_.agg.num_groups, inc_.agg.merge);
+    if (merged.ok()) return merged;
+    if (!merged.status().IsNotImplemented()) return FlowError(flow_, merged.status());
+    // A type outside the fast path: the SQL merge below.
+  }
   const auto& fields = partial->schema()->fields();
   const int groups = inc_.agg.num_groups;
   std::string cols, keys, merged;
@@ -429,6 +450,10 @@ arrow::Status Stepper::PartialAggregate() {
       for (const auto& [name, rows] : fresh_) ARROW_RETURN_NOT_OK(binding.Bind(name, rows));
       ARROW_ASSIGN_OR_RAISE(partial, Q(inc_.agg.partial_sql));
     }
+    if (inc_.agg.pane_windows > 0) {
+      ARROW_ASSIGN_OR_RAISE(partial, ExpandPanes(partial, Keys(), inc_.agg.pane_windows,
+                                                 inc_.agg.pane_slide_us));
+    }
     ARROW_ASSIGN_OR_RAISE(merged, Merge(partial));
   }
   if (!merged) return arrow::Status::OK();
@@ -440,15 +465,25 @@ arrow::Status Stepper::PartialAggregate() {
   }
   std::shared_ptr<arrow::Table> closed, open = merged;
   if (closes) {
-    // One query flags the windows W closed; the split is an Arrow filter.
-    Registered r_merged(ctx_, kMerged);
-    ARROW_RETURN_NOT_OK(r_merged.Set(merged));
-    // A session closes once W passes its end (a row at the end still joins it).
-    const std::string cond = w_now_ == kEndOfInput ? "TRUE"
-                             : Micros(end) + (inc_.session ? " < " : " <= ") +
-                                   std::to_string(w_now_);
-    ARROW_ASSIGN_OR_RAISE(auto flagged, Q(std::string("SELECT *, coalesce(") + cond +
-                                          ", false) AS __closed FROM " + kMerged));
+    // The windows W closed are flagged (in C++, or by a query of the window
+    // end); the split is an Arrow filter. A session closes once W passes its
+    // end (a row at the end still joins it).
+    std::shared_ptr<arrow::Table> flagged;
+    if (ctx_.options->native.hash_merge) {
+      auto f = WindowClosed(merged, Keys(), w_now_, inc_.session, w_now_ == kEndOfInput,
+                            "__closed");
+      if (!f.ok() && !f.status().IsNotImplemented()) return FlowError(flow_, f.status());
+      if (f.ok()) flagged = *f;
+    }
+    if (!flagged) {
+      Registered r_merged(ctx_, kMerged);
+      ARROW_RETURN_NOT_OK(r_merged.Set(merged));
+      const std::string cond = w_now_ == kEndOfInput ? "TRUE"
+                               : Micros(end) + (inc_.session ? " < " : " <= ") +
+                                     std::to_string(w_now_);
+      ARROW_ASSIGN_OR_RAISE(flagged, Q(std::string("SELECT *, coalesce(") + cond +
+                                       ", false) AS __closed FROM " + kMerged));
+    }
     ARROW_ASSIGN_OR_RAISE(auto parts, SplitBy(flagged, "__closed"));
     closed = parts.first;
     open = parts.second;
@@ -652,7 +687,8 @@ arrow::Result<std::shared_ptr<IncrementalFlow>> MakeIncrementalFlow(
   auto inc = std::make_shared<IncrementalFlow>();
   inc->root = root;
   ARROW_ASSIGN_OR_RAISE(auto planned,
-                        engine::stream::PlanFlowIncremental(*ctx.pipeline, flow, *root, kState));
+                        engine::stream::PlanFlowIncremental(*ctx.pipeline, flow, *root, kState,
+                                                            ctx.options->native.hop_panes));
   inc->plan = std::move(planned.plan);
   inc->agg = std::move(planned.agg);
   if (!inc->plan.runnable) {

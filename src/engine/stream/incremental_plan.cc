@@ -357,7 +357,8 @@ IncrementalPlan PlanIncremental(const PlanNode& root,
 
 arrow::Result<FlowIncremental> PlanFlowIncremental(const Pipeline& p, const Flow& flow,
                                                    const plan::PlanNode& root,
-                                                   const std::string& state_name) {
+                                                   const std::string& state_name,
+                                                   bool hop_panes) {
   FlowIncremental out;
   auto dataset = [&](const std::string& name) -> const Dataset* {
     for (const auto& d : p.datasets) {
@@ -376,9 +377,25 @@ arrow::Result<FlowIncremental> PlanFlowIncremental(const Pipeline& p, const Flow
   };
   int64_t size_us = 0;
   std::vector<std::string> names;
+  std::optional<sql::HopPanes> panes;
   if (const plan::PlanNode* agg = plan::RowPathAggregate(root)) {
     if (agg->kind == plan::NodeKind::kAggregate) {
-      if (const plan::PlanNode* w = plan::AggregateWindow(*agg)) size_us = w->window.size_us;
+      if (const plan::PlanNode* w = plan::AggregateWindow(*agg)) {
+        size_us = w->window.size_us;
+        // Panes: the plan's only window, hopping by a slide that divides its
+        // size, with no join between the rows and the aggregation.
+        int windows = 0, joins = 0;
+        for (const plan::PlanNode* n : plan::Nodes(root)) {
+          windows += n->kind == NodeKind::kWindowAssign;
+          joins += n->kind == NodeKind::kJoin;
+        }
+        const plan::WindowInfo& wi = w->window;
+        if (hop_panes && windows == 1 && joins == 0 &&
+            wi.shape == plan::WindowShape::kHopping && wi.slide_us > 0 &&
+            wi.size_us > wi.slide_us && wi.size_us % wi.slide_us == 0) {
+          panes = sql::HopPanes{wi.size_us / wi.slide_us, wi.slide_us};
+        }
+      }
     }
   }
   // The output names of the SELECT list (the plan binds them): a grouping
@@ -391,13 +408,21 @@ arrow::Result<FlowIncremental> PlanFlowIncremental(const Pipeline& p, const Flow
     for (const auto& e : project->exprs) names.push_back(e.OutputName());
   }
   auto decomposable = [&]() -> arrow::Status {
-    auto d = sql::DecomposeAggregation(flow.sql, state_name, nullptr, size_us, names);
+    auto d = sql::DecomposeAggregation(flow.sql, state_name, nullptr, size_us, panes, names);
     if (!d.ok()) return d.status();
     out.agg = *d;
     return arrow::Status::OK();
   };
   out.plan = PlanIncremental(root, is_stream, decomposable);
   if (!out.plan.runnable) return out;
+  if (out.agg.pane_windows > 0) {
+    for (auto& n : out.plan.nodes) {
+      if (n.node != out.plan.window) continue;
+      n.op = "hopping windows as panes: each row joins its newest window only (one pane per "
+             "slide); the merge expands each pane's partials to the " +
+             std::to_string(out.agg.pane_windows) + " windows that hold it";
+    }
+  }
   for (const auto& in : out.plan.stream_inputs) {
     const Dataset* d = dataset(in);
     if (d && (d->kind == DatasetKind::kView || d->kind == DatasetKind::kTemporaryView)) {

@@ -69,9 +69,12 @@ struct FlowIncremental {
   IncrementalPlan plan;
   sql::AggregateDecomposition agg;
 };
+// `hop_panes` offers panes to a hopping window (sql::HopPanes; off = every
+// row joins each of its windows before the partial aggregation).
 arrow::Result<FlowIncremental> PlanFlowIncremental(const Pipeline& p, const Flow& flow,
                                                    const plan::PlanNode& root,
-                                                   const std::string& state_name);
+                                                   const std::string& state_name,
+                                                   bool hop_panes = true);
 
 // One line per node: "<indent><Node>  -> <op>[; state: <state>]", or the
 // fallback reason.

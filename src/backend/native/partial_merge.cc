@@ -1,0 +1,586 @@
+#include "backend/native/partial_merge.h"
+
+#include <cmath>
+#include <cstring>
+#include <string_view>
+
+#include <arrow/compute/api.h>
+#include <arrow/compute/exec.h>
+#include <arrow/compute/row/grouper.h>
+#include <arrow/util/bit_util.h>
+
+#include "engine/batch/compute_init.h"
+
+namespace thund::native {
+
+namespace {
+
+enum class Fold { kSum, kMin, kMax, kAnd, kOr };
+
+arrow::Result<Fold> FoldOf(const std::string& merge) {
+  if (merge == "sum") return Fold::kSum;
+  if (merge == "min") return Fold::kMin;
+  if (merge == "max") return Fold::kMax;
+  if (merge == "bool_and") return Fold::kAnd;
+  if (merge == "bool_or") return Fold::kOr;
+  return arrow::Status::NotImplemented("merging partials by ", merge);
+}
+
+// The validity bitmap of `set` (one byte per group), and its null count.
+arrow::Result<std::pair<std::shared_ptr<arrow::Buffer>, int64_t>> Validity(
+    const std::vector<uint8_t>& set) {
+  const int64_t n = static_cast<int64_t>(set.size());
+  ARROW_ASSIGN_OR_RAISE(auto bitmap, arrow::AllocateBitmap(n));
+  int64_t nulls = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    arrow::bit_util::SetBitTo(bitmap->mutable_data(), i, set[i] != 0);
+    nulls += set[i] == 0;
+  }
+  return std::make_pair(std::shared_ptr<arrow::Buffer>(std::move(bitmap)), nulls);
+}
+
+// One partial column's fold, per group id.
+class Accumulator {
+ public:
+  virtual ~Accumulator() = default;
+  virtual void Resize(int64_t groups) = 0;
+  virtual arrow::Status Add(const arrow::Array& values, const uint32_t* ids) = 0;
+  virtual arrow::Result<std::shared_ptr<arrow::Array>> Finish() = 0;
+};
+
+// SQL orders NaN above every other value; C++'s < does not order it.
+template <typename T>
+bool Less(const T& a, const T& b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(a)) return false;
+    if (std::isnan(b)) return true;
+  }
+  return a < b;
+}
+
+// Fixed-width values: integers, floats, temporal types, decimals (as __int128).
+template <typename T>
+class FixedAccumulator : public Accumulator {
+ public:
+  FixedAccumulator(std::shared_ptr<arrow::DataType> type, Fold fold, __int128 decimal_limit = 0)
+      : type_(std::move(type)), fold_(fold), decimal_limit_(decimal_limit) {}
+
+  void Resize(int64_t groups) override {
+    values_.resize(groups);
+    set_.resize(groups, 0);
+  }
+
+  arrow::Status Add(const arrow::Array& values, const uint32_t* ids) override {
+    const arrow::ArrayData& d = *values.data();
+    const uint8_t* raw = d.buffers[1]->data() + d.offset * sizeof(T);
+    for (int64_t i = 0; i < d.length; ++i) {
+      if (values.IsNull(i)) continue;
+      T v;
+      std::memcpy(&v, raw + i * sizeof(T), sizeof(T));
+      const uint32_t g = ids[i];
+      if (!set_[g]) {
+        values_[g] = v;
+        set_[g] = 1;
+        continue;
+      }
+      T& acc = values_[g];
+      switch (fold_) {
+        case Fold::kSum:
+          if constexpr (std::is_floating_point_v<T>) {
+            acc += v;
+          } else {
+            T out;
+            if (__builtin_add_overflow(acc, v, &out) ||
+                (decimal_limit_ != 0 && (out >= decimal_limit_ || out <= -decimal_limit_))) {
+              return arrow::Status::Invalid("the sum of a partial aggregate overflows ",
+                                            type_->ToString());
+            }
+            acc = out;
+          }
+          break;
+        case Fold::kMin:
+          if (Less(v, acc)) acc = v;
+          break;
+        case Fold::kMax:
+          if (Less(acc, v)) acc = v;
+          break;
+        default:
+          return arrow::Status::NotImplemented("bool_and / bool_or of ", type_->ToString());
+      }
+    }
+    return arrow::Status::OK();
+  }
+
+  arrow::Result<std::shared_ptr<arrow::Array>> Finish() override {
+    const int64_t n = static_cast<int64_t>(values_.size());
+    ARROW_ASSIGN_OR_RAISE(auto data, arrow::AllocateBuffer(n * sizeof(T)));
+    if (n > 0) std::memcpy(data->mutable_data(), values_.data(), n * sizeof(T));
+    ARROW_ASSIGN_OR_RAISE(auto validity, Validity(set_));
+    return arrow::MakeArray(arrow::ArrayData::Make(
+        type_, n, {validity.first, std::shared_ptr<arrow::Buffer>(std::move(data))},
+        validity.second));
+  }
+
+ private:
+  std::shared_ptr<arrow::DataType> type_;
+  Fold fold_;
+  __int128 decimal_limit_;  // 10^precision for decimals, else 0
+  std::vector<T> values_;
+  std::vector<uint8_t> set_;
+};
+
+class BoolAccumulator : public Accumulator {
+ public:
+  explicit BoolAccumulator(Fold fold) : fold_(fold) {}
+  void Resize(int64_t groups) override {
+    values_.resize(groups, 0);
+    set_.resize(groups, 0);
+  }
+  arrow::Status Add(const arrow::Array& values, const uint32_t* ids) override {
+    if (fold_ == Fold::kSum) return arrow::Status::NotImplemented("sum of booleans");
+    const auto& b = static_cast<const arrow::BooleanArray&>(values);
+    const bool conjunction = fold_ == Fold::kAnd || fold_ == Fold::kMin;
+    for (int64_t i = 0; i < b.length(); ++i) {
+      if (b.IsNull(i)) continue;
+      const uint8_t v = b.Value(i);
+      const uint32_t g = ids[i];
+      if (!set_[g]) {
+        values_[g] = v;
+        set_[g] = 1;
+      } else {
+        values_[g] = conjunction ? (values_[g] & v) : (values_[g] | v);
+      }
+    }
+    return arrow::Status::OK();
+  }
+  arrow::Result<std::shared_ptr<arrow::Array>> Finish() override {
+    arrow::BooleanBuilder out;
+    ARROW_RETURN_NOT_OK(out.Reserve(static_cast<int64_t>(values_.size())));
+    for (size_t i = 0; i < values_.size(); ++i) {
+      if (set_[i]) {
+        out.UnsafeAppend(values_[i] != 0);
+      } else {
+        out.UnsafeAppendNull();
+      }
+    }
+    return out.Finish();
+  }
+
+ private:
+  Fold fold_;
+  std::vector<uint8_t> values_, set_;
+};
+
+// Strings and binaries (min / max, compared bytewise as DuckDB does).
+template <typename ArrayType, typename BuilderType>
+class BinaryAccumulator : public Accumulator {
+ public:
+  BinaryAccumulator(std::shared_ptr<arrow::DataType> type, Fold fold)
+      : type_(std::move(type)), fold_(fold) {}
+  void Resize(int64_t groups) override {
+    values_.resize(groups);
+    set_.resize(groups, 0);
+  }
+  arrow::Status Add(const arrow::Array& values, const uint32_t* ids) override {
+    if (fold_ != Fold::kMin && fold_ != Fold::kMax) {
+      return arrow::Status::NotImplemented("folding ", type_->ToString(), " other than min/max");
+    }
+    const auto& a = static_cast<const ArrayType&>(values);
+    for (int64_t i = 0; i < a.length(); ++i) {
+      if (a.IsNull(i)) continue;
+      const std::string_view v = a.GetView(i);
+      const uint32_t g = ids[i];
+      if (!set_[g] || (fold_ == Fold::kMin ? v < values_[g] : values_[g] < v)) {
+        values_[g].assign(v.data(), v.size());
+        set_[g] = 1;
+      }
+    }
+    return arrow::Status::OK();
+  }
+  arrow::Result<std::shared_ptr<arrow::Array>> Finish() override {
+    BuilderType out(type_, arrow::default_memory_pool());
+    for (size_t i = 0; i < values_.size(); ++i) {
+      if (set_[i]) {
+        ARROW_RETURN_NOT_OK(out.Append(values_[i]));
+      } else {
+        ARROW_RETURN_NOT_OK(out.AppendNull());
+      }
+    }
+    return out.Finish();
+  }
+
+ private:
+  std::shared_ptr<arrow::DataType> type_;
+  Fold fold_;
+  std::vector<std::string> values_;
+  std::vector<uint8_t> set_;
+};
+
+arrow::Result<std::unique_ptr<Accumulator>> MakeAccumulator(
+    const std::shared_ptr<arrow::DataType>& type, Fold fold) {
+  using arrow::Type;
+  const bool order = fold == Fold::kMin || fold == Fold::kMax;
+  const bool sum = fold == Fold::kSum;
+  auto refuse = [&]() {
+    return arrow::Status::NotImplemented("merging partials of type ", type->ToString());
+  };
+  switch (type->id()) {
+    case Type::BOOL:
+      if (sum) return refuse();
+      return std::make_unique<BoolAccumulator>(fold);
+#define THUND_NUMERIC(ID, CTYPE)                                          \
+  case Type::ID:                                                          \
+    if (!order && !sum) return refuse();                                  \
+    return std::make_unique<FixedAccumulator<CTYPE>>(type, fold);
+      THUND_NUMERIC(INT8, int8_t)
+      THUND_NUMERIC(INT16, int16_t)
+      THUND_NUMERIC(INT32, int32_t)
+      THUND_NUMERIC(INT64, int64_t)
+      THUND_NUMERIC(UINT8, uint8_t)
+      THUND_NUMERIC(UINT16, uint16_t)
+      THUND_NUMERIC(UINT32, uint32_t)
+      THUND_NUMERIC(UINT64, uint64_t)
+      THUND_NUMERIC(FLOAT, float)
+      THUND_NUMERIC(DOUBLE, double)
+#undef THUND_NUMERIC
+#define THUND_TEMPORAL(ID, CTYPE)                                         \
+  case Type::ID:                                                          \
+    if (!order) return refuse();                                          \
+    return std::make_unique<FixedAccumulator<CTYPE>>(type, fold);
+      THUND_TEMPORAL(DATE32, int32_t)
+      THUND_TEMPORAL(DATE64, int64_t)
+      THUND_TEMPORAL(TIME32, int32_t)
+      THUND_TEMPORAL(TIME64, int64_t)
+      THUND_TEMPORAL(TIMESTAMP, int64_t)
+      THUND_TEMPORAL(DURATION, int64_t)
+#undef THUND_TEMPORAL
+    case Type::DECIMAL128: {
+      if (!order && !sum) return refuse();
+      const int precision = static_cast<const arrow::Decimal128Type&>(*type).precision();
+      __int128 limit = 1;
+      for (int i = 0; i < precision; ++i) limit *= 10;
+      return std::make_unique<FixedAccumulator<__int128>>(type, fold, limit);
+    }
+    case Type::STRING:
+      if (!order) return refuse();
+      return std::make_unique<BinaryAccumulator<arrow::StringArray, arrow::StringBuilder>>(type,
+                                                                                          fold);
+    case Type::BINARY:
+      if (!order) return refuse();
+      return std::make_unique<BinaryAccumulator<arrow::BinaryArray, arrow::BinaryBuilder>>(type,
+                                                                                          fold);
+    case Type::LARGE_STRING:
+      if (!order) return refuse();
+      return std::make_unique<
+          BinaryAccumulator<arrow::LargeStringArray, arrow::LargeStringBuilder>>(type, fold);
+    default:
+      return refuse();
+  }
+}
+
+// The grouping keys as the Grouper takes them: a struct key becomes its
+// validity and its fields (the Grouper has no struct keys).
+struct KeyLayout {
+  std::vector<arrow::TypeHolder> types;
+  std::vector<std::shared_ptr<arrow::Field>> fields;  // the keys as the result has them
+};
+
+bool FloatingOrNested(const arrow::DataType& t) {
+  return arrow::is_floating(t.id()) || arrow::is_nested(t.id()) ||
+         t.id() == arrow::Type::DICTIONARY || t.id() == arrow::Type::EXTENSION;
+}
+
+arrow::Result<KeyLayout> Layout(const arrow::Schema& schema, int groups) {
+  KeyLayout out;
+  for (int i = 0; i < groups; ++i) {
+    const auto& f = schema.field(i);
+    if (f->type()->id() == arrow::Type::STRUCT) {
+      out.types.push_back(arrow::boolean());
+      for (const auto& child : f->type()->fields()) {
+        if (FloatingOrNested(*child->type())) {
+          return arrow::Status::NotImplemented("a grouping key of type ", f->type()->ToString());
+        }
+        out.types.push_back(child->type());
+      }
+    } else if (FloatingOrNested(*f->type())) {
+      return arrow::Status::NotImplemented("a grouping key of type ", f->type()->ToString());
+    } else {
+      out.types.push_back(f->type());
+    }
+    out.fields.push_back(f->WithNullable(true));
+  }
+  return out;
+}
+
+arrow::Result<std::vector<arrow::Datum>> KeyDatums(const arrow::RecordBatch& batch, int groups) {
+  std::vector<arrow::Datum> out;
+  for (int i = 0; i < groups; ++i) {
+    auto col = batch.column(i);
+    if (col->type_id() != arrow::Type::STRUCT) {
+      out.emplace_back(col);
+      continue;
+    }
+    const auto& s = static_cast<const arrow::StructArray&>(*col);
+    arrow::BooleanBuilder valid;
+    ARROW_RETURN_NOT_OK(valid.Reserve(s.length()));
+    for (int64_t r = 0; r < s.length(); ++r) valid.UnsafeAppend(s.IsValid(r));
+    ARROW_ASSIGN_OR_RAISE(auto v, valid.Finish());
+    out.emplace_back(v);
+    for (int c = 0; c < s.num_fields(); ++c) {
+      ARROW_ASSIGN_OR_RAISE(auto child, s.GetFlattenedField(c));
+      out.emplace_back(child);
+    }
+  }
+  return out;
+}
+
+// The unique keys back in the result's columns (structs rebuilt).
+arrow::Result<std::vector<std::shared_ptr<arrow::Array>>> KeyColumns(
+    const arrow::compute::ExecBatch& uniques, const KeyLayout& layout) {
+  std::vector<std::shared_ptr<arrow::Array>> out;
+  size_t at = 0;
+  for (const auto& f : layout.fields) {
+    if (f->type()->id() != arrow::Type::STRUCT) {
+      out.push_back(uniques.values[at++].make_array());
+      continue;
+    }
+    auto valid = std::static_pointer_cast<arrow::BooleanArray>(uniques.values[at++].make_array());
+    std::vector<uint8_t> set(valid->length());
+    for (int64_t r = 0; r < valid->length(); ++r) set[r] = valid->Value(r);
+    ARROW_ASSIGN_OR_RAISE(auto validity, Validity(set));
+    arrow::ArrayVector children;
+    for (int c = 0; c < f->type()->num_fields(); ++c) {
+      children.push_back(uniques.values[at++].make_array());
+    }
+    ARROW_ASSIGN_OR_RAISE(auto s, arrow::StructArray::Make(children, f->type()->fields(),
+                                                           validity.first, validity.second));
+    out.push_back(s);
+  }
+  return out;
+}
+
+bool SameTypes(const arrow::Schema& a, const arrow::Schema& b) {
+  if (a.num_fields() != b.num_fields()) return false;
+  for (int i = 0; i < a.num_fields(); ++i) {
+    if (!a.field(i)->type()->Equals(*b.field(i)->type())) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+arrow::Status CanMergePartials(const arrow::Schema& partial, int groups,
+                               const std::vector<std::string>& merge) {
+  if (groups < 0 || groups + static_cast<int>(merge.size()) != partial.num_fields()) {
+    return arrow::Status::Invalid("partials: ", groups, " keys and ", merge.size(),
+                                  " partials do not make the ", partial.num_fields(), " columns");
+  }
+  ARROW_ASSIGN_OR_RAISE(KeyLayout layout, Layout(partial, groups));
+  ARROW_RETURN_NOT_OK(arrow::compute::Grouper::Make(layout.types).status());
+  for (size_t j = 0; j < merge.size(); ++j) {
+    ARROW_ASSIGN_OR_RAISE(Fold fold, FoldOf(merge[j]));
+    ARROW_RETURN_NOT_OK(MakeAccumulator(partial.field(groups + j)->type(), fold).status());
+  }
+  return arrow::Status::OK();
+}
+
+arrow::Result<std::shared_ptr<arrow::Table>> MergePartials(
+    const std::shared_ptr<arrow::Table>& state, const std::shared_ptr<arrow::Table>& partial,
+    int groups, const std::vector<std::string>& merge) {
+  const arrow::Schema& schema = *partial->schema();
+  ARROW_RETURN_NOT_OK(CanMergePartials(schema, groups, merge));
+  if (state && !SameTypes(*state->schema(), schema)) {
+    return arrow::Status::NotImplemented("the state's partials have other types than the new ones");
+  }
+  ARROW_ASSIGN_OR_RAISE(KeyLayout layout, Layout(schema, groups));
+  ARROW_ASSIGN_OR_RAISE(auto grouper, arrow::compute::Grouper::Make(layout.types));
+  std::vector<std::unique_ptr<Accumulator>> accs;
+  for (size_t j = 0; j < merge.size(); ++j) {
+    ARROW_ASSIGN_OR_RAISE(Fold fold, FoldOf(merge[j]));
+    ARROW_ASSIGN_OR_RAISE(auto acc, MakeAccumulator(schema.field(groups + j)->type(), fold));
+    accs.push_back(std::move(acc));
+  }
+  std::vector<uint8_t> touched;
+  auto consume = [&](const std::shared_ptr<arrow::Table>& t, bool is_new) -> arrow::Status {
+    arrow::TableBatchReader reader(*t);
+    std::shared_ptr<arrow::RecordBatch> batch;
+    while (true) {
+      ARROW_RETURN_NOT_OK(reader.ReadNext(&batch));
+      if (!batch) break;
+      if (batch->num_rows() == 0) continue;
+      ARROW_ASSIGN_OR_RAISE(auto keys, KeyDatums(*batch, groups));
+      arrow::compute::ExecBatch exec(std::move(keys), batch->num_rows());
+      ARROW_ASSIGN_OR_RAISE(arrow::Datum ids, grouper->Consume(arrow::compute::ExecSpan(exec)));
+      const uint32_t* id = ids.array()->GetValues<uint32_t>(1);
+      const int64_t n = grouper->num_groups();
+      touched.resize(n, 0);
+      if (is_new) {
+        for (int64_t r = 0; r < batch->num_rows(); ++r) touched[id[r]] = 1;
+      }
+      for (size_t j = 0; j < accs.size(); ++j) {
+        accs[j]->Resize(n);
+        ARROW_RETURN_NOT_OK(accs[j]->Add(*batch->column(groups + static_cast<int>(j)), id));
+      }
+    }
+    return arrow::Status::OK();
+  };
+  if (state) ARROW_RETURN_NOT_OK(consume(state, false));
+  ARROW_RETURN_NOT_OK(consume(partial, true));
+
+  ARROW_ASSIGN_OR_RAISE(auto uniques, grouper->GetUniques());
+  ARROW_ASSIGN_OR_RAISE(auto columns, KeyColumns(uniques, layout));
+  arrow::FieldVector fields = layout.fields;
+  for (size_t j = 0; j < accs.size(); ++j) {
+    accs[j]->Resize(grouper->num_groups());
+    ARROW_ASSIGN_OR_RAISE(auto col, accs[j]->Finish());
+    columns.push_back(col);
+    fields.push_back(schema.field(groups + static_cast<int>(j))->WithNullable(true));
+  }
+  touched.resize(grouper->num_groups(), 0);
+  arrow::BooleanBuilder t;
+  ARROW_RETURN_NOT_OK(t.Reserve(static_cast<int64_t>(touched.size())));
+  for (uint8_t v : touched) t.UnsafeAppend(v != 0);
+  ARROW_ASSIGN_OR_RAISE(auto touched_col, t.Finish());
+  columns.push_back(touched_col);
+  fields.push_back(arrow::field("__touched", arrow::boolean()));
+  return arrow::Table::Make(arrow::schema(fields), columns, grouper->num_groups());
+}
+
+namespace {
+
+// Microseconds per unit step of a timestamp type, or an error for units
+// coarser than a microsecond (a window bound is a microsecond value).
+arrow::Result<int64_t> NanosPerValue(const arrow::DataType& t) {
+  if (t.id() != arrow::Type::TIMESTAMP) {
+    return arrow::Status::NotImplemented("a window bound of type ", t.ToString());
+  }
+  switch (static_cast<const arrow::TimestampType&>(t).unit()) {
+    case arrow::TimeUnit::MICRO: return 1000;
+    case arrow::TimeUnit::NANO: return 1;
+    default: return arrow::Status::NotImplemented("a window bound of type ", t.ToString());
+  }
+}
+
+// `a` (a timestamp array) repeated `count` times, the k-th copy `k * by_us`
+// earlier.
+arrow::Result<std::shared_ptr<arrow::Array>> ShiftRepeat(const arrow::Array& a, int64_t count,
+                                                         int64_t by_us) {
+  ARROW_ASSIGN_OR_RAISE(int64_t per, NanosPerValue(*a.type()));
+  const int64_t by = by_us * (1000 / per);
+  const auto& ts = static_cast<const arrow::TimestampArray&>(a);
+  arrow::TimestampBuilder out(a.type(), arrow::default_memory_pool());
+  ARROW_RETURN_NOT_OK(out.Reserve(a.length() * count));
+  for (int64_t k = 0; k < count; ++k) {
+    for (int64_t i = 0; i < a.length(); ++i) {
+      if (ts.IsNull(i)) {
+        out.UnsafeAppendNull();
+      } else {
+        out.UnsafeAppend(ts.Value(i) - k * by);
+      }
+    }
+  }
+  return out.Finish();
+}
+
+arrow::Result<std::shared_ptr<arrow::Array>> Combined(const arrow::ChunkedArray& c) {
+  if (c.num_chunks() == 1) return c.chunk(0);
+  return arrow::Concatenate(c.chunks());
+}
+
+}  // namespace
+
+arrow::Result<std::shared_ptr<arrow::Table>> ExpandPanes(
+    const std::shared_ptr<arrow::Table>& partial, const WindowKeys& keys, int64_t count,
+    int64_t slide_us) {
+  ARROW_RETURN_NOT_OK(engine::batch::EnsureComputeInitialized());
+  if (count <= 1 || partial->num_rows() == 0) return partial;
+  const int64_t n = partial->num_rows();
+  arrow::Int64Builder idx;
+  ARROW_RETURN_NOT_OK(idx.Reserve(n * count));
+  for (int64_t k = 0; k < count; ++k) {
+    for (int64_t i = 0; i < n; ++i) idx.UnsafeAppend(i);
+  }
+  ARROW_ASSIGN_OR_RAISE(auto indices, idx.Finish());
+  std::vector<std::shared_ptr<arrow::Array>> cols;
+  for (int c = 0; c < partial->num_columns(); ++c) {
+    ARROW_ASSIGN_OR_RAISE(auto col, Combined(*partial->column(c)));
+    if (c == keys.start_key || c == keys.end_key) {
+      ARROW_ASSIGN_OR_RAISE(col, ShiftRepeat(*col, count, slide_us));
+    } else if (c == keys.struct_key) {
+      const auto& s = static_cast<const arrow::StructArray&>(*col);
+      ARROW_ASSIGN_OR_RAISE(auto valid, arrow::compute::IsValid(col));
+      ARROW_ASSIGN_OR_RAISE(auto valid_rep, arrow::compute::Take(valid, indices));
+      arrow::ArrayVector children;
+      for (int f = 0; f < s.num_fields(); ++f) {
+        ARROW_ASSIGN_OR_RAISE(auto child, s.GetFlattenedField(f));
+        const std::string& name = s.type()->field(f)->name();
+        if (name == "start" || name == "end") {
+          ARROW_ASSIGN_OR_RAISE(child, ShiftRepeat(*child, count, slide_us));
+        } else {
+          ARROW_ASSIGN_OR_RAISE(auto taken, arrow::compute::Take(child, indices));
+          child = taken.make_array();
+        }
+        children.push_back(child);
+      }
+      auto v = std::static_pointer_cast<arrow::BooleanArray>(valid_rep.make_array());
+      std::vector<uint8_t> set(v->length());
+      for (int64_t r = 0; r < v->length(); ++r) set[r] = v->Value(r);
+      ARROW_ASSIGN_OR_RAISE(auto validity, Validity(set));
+      ARROW_ASSIGN_OR_RAISE(col, arrow::StructArray::Make(children, s.type()->fields(),
+                                                          validity.first, validity.second));
+    } else {
+      ARROW_ASSIGN_OR_RAISE(auto taken, arrow::compute::Take(col, indices));
+      col = taken.make_array();
+    }
+    cols.push_back(col);
+  }
+  return arrow::Table::Make(partial->schema(), cols, n * count);
+}
+
+arrow::Result<std::shared_ptr<arrow::Table>> WindowClosed(const std::shared_ptr<arrow::Table>& t,
+                                                          const WindowKeys& keys, int64_t w,
+                                                          bool strict, bool all,
+                                                          const std::string& name) {
+  const int64_t n = t->num_rows();
+  arrow::BooleanBuilder flags;
+  ARROW_RETURN_NOT_OK(flags.Reserve(n));
+  if (all) {
+    for (int64_t i = 0; i < n; ++i) flags.UnsafeAppend(true);
+  } else {
+    // The end of each row, from the struct's `end`, the end column, or the
+    // start column plus the window size.
+    std::shared_ptr<arrow::Array> end;
+    int64_t plus_us = 0;
+    if (keys.struct_key >= 0) {
+      ARROW_ASSIGN_OR_RAISE(auto s, Combined(*t->column(keys.struct_key)));
+      const auto& st = static_cast<const arrow::StructArray&>(*s);
+      const int f = st.struct_type()->GetFieldIndex("end");
+      if (f < 0) return arrow::Status::Invalid("the window struct has no field 'end'");
+      ARROW_ASSIGN_OR_RAISE(end, st.GetFlattenedField(f));
+    } else if (keys.end_key >= 0) {
+      ARROW_ASSIGN_OR_RAISE(end, Combined(*t->column(keys.end_key)));
+    } else if (keys.start_key >= 0 && keys.size_us > 0) {
+      ARROW_ASSIGN_OR_RAISE(end, Combined(*t->column(keys.start_key)));
+      plus_us = keys.size_us;
+    } else {
+      return arrow::Status::Invalid("the state has no window key");
+    }
+    ARROW_ASSIGN_OR_RAISE(int64_t per, NanosPerValue(*end->type()));
+    const auto& e = static_cast<const arrow::TimestampArray&>(*end);
+    for (int64_t i = 0; i < n; ++i) {
+      if (e.IsNull(i)) {
+        flags.UnsafeAppend(false);
+        continue;
+      }
+      // Floor to microseconds, as epoch_us does.
+      const int64_t v = e.Value(i);
+      const int64_t us = (per == 1000 ? v : (v >= 0 ? v / 1000 : (v - 999) / 1000)) + plus_us;
+      flags.UnsafeAppend(strict ? us < w : us <= w);
+    }
+  }
+  ARROW_ASSIGN_OR_RAISE(auto col, flags.Finish());
+  return t->AddColumn(t->num_columns(), arrow::field(name, arrow::boolean(), false),
+                      std::make_shared<arrow::ChunkedArray>(col));
+}
+
+}  // namespace thund::native
