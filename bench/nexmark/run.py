@@ -9,6 +9,8 @@ root, with the bids coming from
                trigger) read by a file drop, one file per trigger.
 Wall time and peak RSS come from /usr/bin/time; per-trigger latency and the
 largest state the incremental operator held come from the run's JSON events.
+Runs are pinned to CORES cores (env THUND_BENCH_CORES, default 1: taskset to
+core 0 and one DuckDB thread), so "per core" is measured, not divided.
 Rows are appended to bench/results/nexmark.csv. Not a test: never run in CI.
 
 Usage: bench/nexmark/run.py [BUILD_DIR=build] [BASE=100000] [PER_TRIGGER=25000]
@@ -40,8 +42,15 @@ SOURCES = (args[6] or "generator,parquet").split(",")
 BIDS = re.compile(r"CREATE STREAMING TABLE bids AS .*?;\n", re.S)
 
 
+CORES = int(os.environ.get("THUND_BENCH_CORES", "1"))
+# Extra `thund run` flags, e.g. "--no-hash-merge --no-hop-panes" (the plain twins).
+FLAGS = os.environ.get("THUND_BENCH_FLAGS", "").split()
+
+
 def thund(*argv):
-    cmd = ["/usr/bin/time", "-f", "TIME %e %M", os.path.join(BUILD, "thund"), *argv]
+    pin = ["taskset", "-c", ",".join(str(c) for c in range(CORES))]
+    cmd = ["/usr/bin/time", "-f", "TIME %e %M", *pin, os.path.join(BUILD, "thund"), *argv,
+           "--threads", str(CORES)]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         raise SystemExit(f"{' '.join(argv)} failed:\n{p.stdout[-2000:]}\n{p.stderr[-2000:]}")
@@ -87,7 +96,7 @@ def run(query, mode, scale, source, work):
         f.write(sql)
     store = os.path.join(work, "store")
     shutil.rmtree(store, ignore_errors=True)
-    p = thund("run", path, "--storage", store, "--events", "json")
+    p = thund("run", path, "--storage", store, "--events", "json", *FLAGS)
     secs, rss_kb = re.search(r"TIME ([0-9.]+) ([0-9]+)", p.stderr).groups()
     bids, state_rows, state_bytes, triggers, last_ms, query_ms = 0, 0, 0, 0, 0, 0
     for line in p.stdout.splitlines():
@@ -106,18 +115,18 @@ def run(query, mode, scale, source, work):
                 state_rows = max(state_rows, int(m.group(1)))
                 state_bytes = max(state_bytes, int(m.group(2)))
     secs = float(secs)
-    cores = os.cpu_count()
+    cores = CORES
     return {
         "date": datetime.date.today().isoformat(), "query": query, "mode": mode,
         "source": source, "scale": scale, "bids": bids, "triggers": triggers,
         "seconds": secs, "events_per_s": round(bids / secs) if secs else 0,
-        # DuckDB may use every core: per core divides by all of them.
+        # The run is pinned to `cores` cores (one by default).
         "events_per_s_per_core": round(bids / secs / cores) if secs else 0,
         # The flow's own steps (its queries and state), without the source and commits.
         "query_events_per_s": round(bids / (query_ms / 1000)) if query_ms else 0,
         "last_trigger_ms": last_ms, "peak_rss_mb": round(int(rss_kb) / 1024),
         "max_state_rows": state_rows, "max_state_bytes": state_bytes, "cores": cores,
-        "load": round(os.getloadavg()[0], 1),
+        "load": round(os.getloadavg()[0], 1), "flags": " ".join(FLAGS),
     }
 
 
@@ -131,12 +140,18 @@ def main():
                     r = run(q, mode, scale, source, work)
                     out.append(r)
                     print(json.dumps(r), flush=True)
-    new = not os.path.exists(RESULTS)
-    with open(RESULTS, "a", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(out[0].keys()))
-        if new:
-            w.writeheader()
-        w.writerows(out)
+    # Earlier rows keep their values; a column they lack stays empty.
+    rows = []
+    if os.path.exists(RESULTS):
+        with open(RESULTS, newline="") as f:
+            rows = list(csv.DictReader(f))
+    fields = list(out[0].keys())
+    for r in rows:
+        fields += [k for k in r if k not in fields]
+    with open(RESULTS, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields, restval="")
+        w.writeheader()
+        w.writerows(rows + out)
     shutil.rmtree(work, ignore_errors=True)
 
 
