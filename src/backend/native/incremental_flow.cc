@@ -114,19 +114,12 @@ std::optional<TimeRange> TimestampRange(const arrow::Table& t, const std::string
   auto col = t.GetColumnByName(column);
   if (!col || col->type()->id() != arrow::Type::TIMESTAMP) return std::nullopt;
   const auto unit = std::static_pointer_cast<arrow::TimestampType>(col->type())->unit();
-  // Only units that convert to microseconds exactly (ns values are floored).
   TimeRange r;
   for (const auto& chunk : col->chunks()) {
     auto arr = std::static_pointer_cast<arrow::TimestampArray>(chunk);
     for (int64_t i = 0; i < arr->length(); ++i) {
       if (arr->IsNull(i)) continue;
-      int64_t v = arr->Value(i);
-      switch (unit) {
-        case arrow::TimeUnit::SECOND: v *= 1000000; break;
-        case arrow::TimeUnit::MILLI: v *= 1000; break;
-        case arrow::TimeUnit::MICRO: break;
-        case arrow::TimeUnit::NANO: v = v >= 0 ? v / 1000 : (v - 999) / 1000; break;
-      }
+      const int64_t v = FloorMicros(arr->Value(i), unit);
       r.min = std::min(r.min.value_or(v), v);
       r.max = std::max(r.max.value_or(v), v);
     }

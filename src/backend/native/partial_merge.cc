@@ -13,6 +13,16 @@
 
 namespace thund::native {
 
+int64_t FloorMicros(int64_t value, arrow::TimeUnit::type unit) {
+  switch (unit) {
+    case arrow::TimeUnit::SECOND: return value * 1000000;
+    case arrow::TimeUnit::MILLI: return value * 1000;
+    case arrow::TimeUnit::MICRO: return value;
+    case arrow::TimeUnit::NANO: return value >= 0 ? value / 1000 : (value - 999) / 1000;
+  }
+  return value;
+}
+
 namespace {
 
 enum class Fold { kSum, kMin, kMax, kAnd, kOr };
@@ -37,6 +47,14 @@ arrow::Result<std::pair<std::shared_ptr<arrow::Buffer>, int64_t>> Validity(
     nulls += set[i] == 0;
   }
   return std::make_pair(std::shared_ptr<arrow::Buffer>(std::move(bitmap)), nulls);
+}
+
+// The validity bitmap whose bits are the values of `valid` (no NULLs).
+arrow::Result<std::pair<std::shared_ptr<arrow::Buffer>, int64_t>> ValidityOf(
+    const arrow::BooleanArray& valid) {
+  std::vector<uint8_t> set(valid.length());
+  for (int64_t r = 0; r < valid.length(); ++r) set[r] = valid.Value(r);
+  return Validity(set);
 }
 
 // One partial column's fold, per group id.
@@ -345,9 +363,7 @@ arrow::Result<std::vector<std::shared_ptr<arrow::Array>>> KeyColumns(
       continue;
     }
     auto valid = std::static_pointer_cast<arrow::BooleanArray>(uniques.values[at++].make_array());
-    std::vector<uint8_t> set(valid->length());
-    for (int64_t r = 0; r < valid->length(); ++r) set[r] = valid->Value(r);
-    ARROW_ASSIGN_OR_RAISE(auto validity, Validity(set));
+    ARROW_ASSIGN_OR_RAISE(auto validity, ValidityOf(*valid));
     arrow::ArrayVector children;
     for (int c = 0; c < f->type()->num_fields(); ++c) {
       children.push_back(uniques.values[at++].make_array());
@@ -367,39 +383,49 @@ bool SameTypes(const arrow::Schema& a, const arrow::Schema& b) {
   return true;
 }
 
-}  // namespace
+// What merging partials of one schema takes: the key layout, a grouper and
+// one accumulator per partial. NotImplemented for types outside the fast path.
+struct Merger {
+  KeyLayout layout;
+  std::unique_ptr<arrow::compute::Grouper> grouper;
+  std::vector<std::unique_ptr<Accumulator>> accs;
+};
 
-arrow::Status CanMergePartials(const arrow::Schema& partial, int groups,
-                               const std::vector<std::string>& merge) {
+arrow::Result<Merger> Prepare(const arrow::Schema& partial, int groups,
+                              const std::vector<std::string>& merge) {
   if (groups < 0 || groups + static_cast<int>(merge.size()) != partial.num_fields()) {
     return arrow::Status::Invalid("partials: ", groups, " keys and ", merge.size(),
                                   " partials do not make the ", partial.num_fields(), " columns");
   }
-  ARROW_ASSIGN_OR_RAISE(KeyLayout layout, Layout(partial, groups));
-  ARROW_RETURN_NOT_OK(arrow::compute::Grouper::Make(layout.types).status());
+  Merger m;
+  ARROW_ASSIGN_OR_RAISE(m.layout, Layout(partial, groups));
+  ARROW_ASSIGN_OR_RAISE(m.grouper, arrow::compute::Grouper::Make(m.layout.types));
   for (size_t j = 0; j < merge.size(); ++j) {
     ARROW_ASSIGN_OR_RAISE(Fold fold, FoldOf(merge[j]));
-    ARROW_RETURN_NOT_OK(MakeAccumulator(partial.field(groups + j)->type(), fold).status());
+    ARROW_ASSIGN_OR_RAISE(auto acc, MakeAccumulator(partial.field(groups + j)->type(), fold));
+    m.accs.push_back(std::move(acc));
   }
-  return arrow::Status::OK();
+  return m;
+}
+
+}  // namespace
+
+arrow::Status CanMergePartials(const arrow::Schema& partial, int groups,
+                               const std::vector<std::string>& merge) {
+  return Prepare(partial, groups, merge).status();
 }
 
 arrow::Result<std::shared_ptr<arrow::Table>> MergePartials(
     const std::shared_ptr<arrow::Table>& state, const std::shared_ptr<arrow::Table>& partial,
     int groups, const std::vector<std::string>& merge) {
   const arrow::Schema& schema = *partial->schema();
-  ARROW_RETURN_NOT_OK(CanMergePartials(schema, groups, merge));
   if (state && !SameTypes(*state->schema(), schema)) {
     return arrow::Status::NotImplemented("the state's partials have other types than the new ones");
   }
-  ARROW_ASSIGN_OR_RAISE(KeyLayout layout, Layout(schema, groups));
-  ARROW_ASSIGN_OR_RAISE(auto grouper, arrow::compute::Grouper::Make(layout.types));
-  std::vector<std::unique_ptr<Accumulator>> accs;
-  for (size_t j = 0; j < merge.size(); ++j) {
-    ARROW_ASSIGN_OR_RAISE(Fold fold, FoldOf(merge[j]));
-    ARROW_ASSIGN_OR_RAISE(auto acc, MakeAccumulator(schema.field(groups + j)->type(), fold));
-    accs.push_back(std::move(acc));
-  }
+  ARROW_ASSIGN_OR_RAISE(Merger m, Prepare(schema, groups, merge));
+  const KeyLayout& layout = m.layout;
+  auto& grouper = m.grouper;
+  auto& accs = m.accs;
   std::vector<uint8_t> touched;
   auto consume = [&](const std::shared_ptr<arrow::Table>& t, bool is_new) -> arrow::Status {
     arrow::TableBatchReader reader(*t);
@@ -448,8 +474,8 @@ arrow::Result<std::shared_ptr<arrow::Table>> MergePartials(
 
 namespace {
 
-// Microseconds per unit step of a timestamp type, or an error for units
-// coarser than a microsecond (a window bound is a microsecond value).
+// Nanoseconds per value of a timestamp type whose values a microsecond shift
+// moves exactly (microseconds, nanoseconds).
 arrow::Result<int64_t> NanosPerValue(const arrow::DataType& t) {
   if (t.id() != arrow::Type::TIMESTAMP) {
     return arrow::Status::NotImplemented("a window bound of type ", t.ToString());
@@ -508,8 +534,9 @@ arrow::Result<std::shared_ptr<arrow::Table>> ExpandPanes(
       ARROW_ASSIGN_OR_RAISE(col, ShiftRepeat(*col, count, slide_us));
     } else if (c == keys.struct_key) {
       const auto& s = static_cast<const arrow::StructArray&>(*col);
-      ARROW_ASSIGN_OR_RAISE(auto valid, arrow::compute::IsValid(col));
-      ARROW_ASSIGN_OR_RAISE(auto valid_rep, arrow::compute::Take(valid, indices));
+      std::vector<uint8_t> set(n * count);
+      for (int64_t r = 0; r < n * count; ++r) set[r] = s.IsValid(r % n);
+      ARROW_ASSIGN_OR_RAISE(auto validity, Validity(set));
       arrow::ArrayVector children;
       for (int f = 0; f < s.num_fields(); ++f) {
         ARROW_ASSIGN_OR_RAISE(auto child, s.GetFlattenedField(f));
@@ -522,10 +549,6 @@ arrow::Result<std::shared_ptr<arrow::Table>> ExpandPanes(
         }
         children.push_back(child);
       }
-      auto v = std::static_pointer_cast<arrow::BooleanArray>(valid_rep.make_array());
-      std::vector<uint8_t> set(v->length());
-      for (int64_t r = 0; r < v->length(); ++r) set[r] = v->Value(r);
-      ARROW_ASSIGN_OR_RAISE(auto validity, Validity(set));
       ARROW_ASSIGN_OR_RAISE(col, arrow::StructArray::Make(children, s.type()->fields(),
                                                           validity.first, validity.second));
     } else {
@@ -565,16 +588,17 @@ arrow::Result<std::shared_ptr<arrow::Table>> WindowClosed(const std::shared_ptr<
     } else {
       return arrow::Status::Invalid("the state has no window key");
     }
-    ARROW_ASSIGN_OR_RAISE(int64_t per, NanosPerValue(*end->type()));
+    if (end->type_id() != arrow::Type::TIMESTAMP) {
+      return arrow::Status::NotImplemented("a window end of type ", end->type()->ToString());
+    }
+    const auto unit = static_cast<const arrow::TimestampType&>(*end->type()).unit();
     const auto& e = static_cast<const arrow::TimestampArray&>(*end);
     for (int64_t i = 0; i < n; ++i) {
       if (e.IsNull(i)) {
         flags.UnsafeAppend(false);
         continue;
       }
-      // Floor to microseconds, as epoch_us does.
-      const int64_t v = e.Value(i);
-      const int64_t us = (per == 1000 ? v : (v >= 0 ? v / 1000 : (v - 999) / 1000)) + plus_us;
+      const int64_t us = FloorMicros(e.Value(i), unit) + plus_us;
       flags.UnsafeAppend(strict ? us < w : us <= w);
     }
   }

@@ -43,6 +43,9 @@
 
 namespace thund::native {
 
+// A timestamp value of `unit` in microseconds, floored as DuckDB's epoch_us.
+int64_t FloorMicros(int64_t value, arrow::TimeUnit::type unit);
+
 arrow::Status CanMergePartials(const arrow::Schema& partial, int groups,
                                const std::vector<std::string>& merge);
 
@@ -70,7 +73,7 @@ arrow::Result<std::shared_ptr<arrow::Table>> ExpandPanes(
 // `t` with a boolean column `name` appended: true where the row's window end
 // is at most `w` (below `w` when `strict`: a session still takes a row at its
 // end); false for a NULL end. Every row when `all` (the end of input).
-// NotImplemented for a window end that is not a microsecond timestamp.
+// NotImplemented for a window end that is not a timestamp.
 arrow::Result<std::shared_ptr<arrow::Table>> WindowClosed(const std::shared_ptr<arrow::Table>& t,
                                                           const WindowKeys& keys, int64_t w,
                                                           bool strict, bool all,

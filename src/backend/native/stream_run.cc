@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <ctime>
 #include <deque>
+#include <set>
 #include <thread>
 
 #include "backend/native/incremental_flow.h"
@@ -279,22 +280,23 @@ arrow::Status StreamLoop::SetupIncremental() {
   }
   // A dataset keeps its rows in memory unless it is written only by sources
   // and incremental flows and read only by incremental flows.
-  for (auto& ds : streams_) {
-    bool keep = IsView(*ds.dataset);
-    for (const auto& f : ds.flows) keep |= !(f.source || f.incremental);
-    for (const auto& other : streams_) {
-      for (const auto& g : other.flows) {
-        if (g.source || g.incremental) continue;
-        auto inputs = FlowInputs(*ctx_.pipeline, *g.flow);
-        if (!inputs.ok()) {
-          keep = true;
-          continue;
-        }
-        for (const auto& in : *inputs) {
-          keep |= internal::Lower(in) == internal::Lower(ds.dataset->name);
-        }
+  std::set<std::string> read_whole;  // lower-case names Recompute flows read
+  bool inputs_unknown = false;
+  for (const auto& ds : streams_) {
+    for (const auto& g : ds.flows) {
+      if (g.source || g.incremental) continue;
+      auto inputs = FlowInputs(*ctx_.pipeline, *g.flow);
+      if (!inputs.ok()) {
+        inputs_unknown = true;
+        continue;
       }
+      for (const auto& in : *inputs) read_whole.insert(internal::Lower(in));
     }
+  }
+  for (auto& ds : streams_) {
+    bool keep = inputs_unknown || IsView(*ds.dataset) ||
+                read_whole.count(internal::Lower(ds.dataset->name)) > 0;
+    for (const auto& f : ds.flows) keep |= !(f.source || f.incremental);
     ds.retain = keep;
   }
   return arrow::Status::OK();
