@@ -345,9 +345,18 @@ arrow::Result<std::shared_ptr<arrow::Table>> Stepper::Merge(
       }
       ARROW_ASSIGN_OR_RAISE(state, inc_.partials->SelectColumns(cols));
     }
-    auto merged = MergePartials(state, partial, inc_.agg.num_groups, inc_.agg.merge);
-    if (merged.ok()) return merged;
-    if (!merged.status().IsNotImplemented()) return FlowError(flow_, merged.status());
+    if (!inc_.merger || !inc_.merger->schema().Equals(*partial->schema(), false)) {
+      auto made = PartialMerger::Make(partial->schema(), inc_.agg.num_groups, inc_.agg.merge);
+      if (!made.ok() && !made.status().IsNotImplemented()) {
+        return FlowError(flow_, made.status());
+      }
+      inc_.merger = made.ok() ? std::move(*made) : nullptr;
+    }
+    if (inc_.merger) {
+      auto merged = inc_.merger->Merge(state, partial);
+      if (merged.ok()) return merged;
+      if (!merged.status().IsNotImplemented()) return FlowError(flow_, merged.status());
+    }
     // A type outside the fast path: the SQL merge below.
   }
   const auto& fields = partial->schema()->fields();

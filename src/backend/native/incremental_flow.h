@@ -34,6 +34,7 @@
 #include <optional>
 #include <string>
 
+#include "backend/native/partial_merge.h"
 #include "backend/native/stream_flow.h"
 #include "engine/stream/incremental_plan.h"
 #include "sql/sql_analysis.h"
@@ -67,6 +68,9 @@ struct IncrementalFlow {
   std::shared_ptr<arrow::Table> partials;  // kPartialAggregate
   std::shared_ptr<arrow::Table> kept;      // kRowsAggregate
   std::shared_ptr<arrow::Table> closed;    // Complete: results of closed windows
+  // Not state: the C++ merge of partials, kept between triggers (null until
+  // the first merge, and when the partials' types are outside it).
+  std::unique_ptr<PartialMerger> merger;
 
   // The state tables by name, for persisting.
   std::map<std::string, std::shared_ptr<arrow::Table>*> Tables() {

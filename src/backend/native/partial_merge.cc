@@ -62,6 +62,8 @@ class Accumulator {
  public:
   virtual ~Accumulator() = default;
   virtual void Resize(int64_t groups) = 0;
+  // Back to no groups, keeping the buffers for the next merge.
+  virtual void Clear() = 0;
   virtual arrow::Status Add(const arrow::Array& values, const uint32_t* ids) = 0;
   virtual arrow::Result<std::shared_ptr<arrow::Array>> Finish() = 0;
 };
@@ -86,6 +88,10 @@ class FixedAccumulator : public Accumulator {
   void Resize(int64_t groups) override {
     values_.resize(groups);
     set_.resize(groups, 0);
+  }
+  void Clear() override {
+    values_.clear();
+    set_.clear();
   }
 
   arrow::Status Add(const arrow::Array& values, const uint32_t* ids) override {
@@ -154,6 +160,10 @@ class BoolAccumulator : public Accumulator {
     values_.resize(groups, 0);
     set_.resize(groups, 0);
   }
+  void Clear() override {
+    values_.clear();
+    set_.clear();
+  }
   arrow::Status Add(const arrow::Array& values, const uint32_t* ids) override {
     if (fold_ == Fold::kSum) return arrow::Status::NotImplemented("sum of booleans");
     const auto& b = static_cast<const arrow::BooleanArray&>(values);
@@ -198,6 +208,10 @@ class BinaryAccumulator : public Accumulator {
   void Resize(int64_t groups) override {
     values_.resize(groups);
     set_.resize(groups, 0);
+  }
+  void Clear() override {
+    values_.clear();
+    set_.clear();
   }
   arrow::Status Add(const arrow::Array& values, const uint32_t* ids) override {
     if (fold_ != Fold::kMin && fold_ != Fold::kMax) {
@@ -383,21 +397,26 @@ bool SameTypes(const arrow::Schema& a, const arrow::Schema& b) {
   return true;
 }
 
-// What merging partials of one schema takes: the key layout, a grouper and
-// one accumulator per partial. NotImplemented for types outside the fast path.
-struct Merger {
+}  // namespace
+
+// What a PartialMerger holds.
+struct MergerParts {
   KeyLayout layout;
   std::unique_ptr<arrow::compute::Grouper> grouper;
   std::vector<std::unique_ptr<Accumulator>> accs;
 };
 
-arrow::Result<Merger> Prepare(const arrow::Schema& partial, int groups,
+namespace {
+
+// What merging partials of one schema takes: the key layout, a grouper and
+// one accumulator per partial. NotImplemented for types outside the fast path.
+arrow::Result<MergerParts> Prepare(const arrow::Schema& partial, int groups,
                               const std::vector<std::string>& merge) {
   if (groups < 0 || groups + static_cast<int>(merge.size()) != partial.num_fields()) {
     return arrow::Status::Invalid("partials: ", groups, " keys and ", merge.size(),
                                   " partials do not make the ", partial.num_fields(), " columns");
   }
-  Merger m;
+  MergerParts m;
   ARROW_ASSIGN_OR_RAISE(m.layout, Layout(partial, groups));
   ARROW_ASSIGN_OR_RAISE(m.grouper, arrow::compute::Grouper::Make(m.layout.types));
   for (size_t j = 0; j < merge.size(); ++j) {
@@ -410,22 +429,46 @@ arrow::Result<Merger> Prepare(const arrow::Schema& partial, int groups,
 
 }  // namespace
 
+PartialMerger::PartialMerger() = default;
+PartialMerger::~PartialMerger() = default;
+
 arrow::Status CanMergePartials(const arrow::Schema& partial, int groups,
                                const std::vector<std::string>& merge) {
   return Prepare(partial, groups, merge).status();
 }
 
+arrow::Result<std::unique_ptr<PartialMerger>> PartialMerger::Make(
+    std::shared_ptr<arrow::Schema> partial, int groups, std::vector<std::string> merge) {
+  ARROW_ASSIGN_OR_RAISE(MergerParts m, Prepare(*partial, groups, merge));
+  std::unique_ptr<PartialMerger> out(new PartialMerger());
+  out->m_ = std::make_unique<MergerParts>(std::move(m));
+  out->schema_ = std::move(partial);
+  out->groups_ = groups;
+  return out;
+}
+
 arrow::Result<std::shared_ptr<arrow::Table>> MergePartials(
     const std::shared_ptr<arrow::Table>& state, const std::shared_ptr<arrow::Table>& partial,
     int groups, const std::vector<std::string>& merge) {
-  const arrow::Schema& schema = *partial->schema();
+  ARROW_ASSIGN_OR_RAISE(auto merger, PartialMerger::Make(partial->schema(), groups, merge));
+  return merger->Merge(state, partial);
+}
+
+arrow::Result<std::shared_ptr<arrow::Table>> PartialMerger::Merge(
+    const std::shared_ptr<arrow::Table>& state, const std::shared_ptr<arrow::Table>& partial) {
+  const arrow::Schema& schema = *schema_;
+  const int groups = groups_;
+  if (!SameTypes(*partial->schema(), schema)) {
+    return arrow::Status::Invalid("the partials have other types than the merger was made for");
+  }
   if (state && !SameTypes(*state->schema(), schema)) {
     return arrow::Status::NotImplemented("the state's partials have other types than the new ones");
   }
-  ARROW_ASSIGN_OR_RAISE(Merger m, Prepare(schema, groups, merge));
-  const KeyLayout& layout = m.layout;
-  auto& grouper = m.grouper;
-  auto& accs = m.accs;
+  const KeyLayout& layout = m_->layout;
+  auto& grouper = m_->grouper;
+  auto& accs = m_->accs;
+  ARROW_RETURN_NOT_OK(grouper->Reset());
+  for (auto& acc : accs) acc->Clear();
   std::vector<uint8_t> touched;
   auto consume = [&](const std::shared_ptr<arrow::Table>& t, bool is_new) -> arrow::Status {
     arrow::TableBatchReader reader(*t);

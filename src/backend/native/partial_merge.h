@@ -49,6 +49,29 @@ int64_t FloorMicros(int64_t value, arrow::TimeUnit::type unit);
 arrow::Status CanMergePartials(const arrow::Schema& partial, int groups,
                                const std::vector<std::string>& merge);
 
+// MergePartials for the partials of one schema, trigger after trigger: the
+// merger keeps its grouper and buffers between merges (a run's flow holds
+// one), so a steady state does not reallocate them every trigger.
+struct MergerParts;
+class PartialMerger {
+ public:
+  // NotImplemented as CanMergePartials.
+  static arrow::Result<std::unique_ptr<PartialMerger>> Make(
+      std::shared_ptr<arrow::Schema> partial, int groups, std::vector<std::string> merge);
+  ~PartialMerger();
+  // `partial` must have the schema's types.
+  arrow::Result<std::shared_ptr<arrow::Table>> Merge(const std::shared_ptr<arrow::Table>& state,
+                                                     const std::shared_ptr<arrow::Table>& partial);
+  const arrow::Schema& schema() const { return *schema_; }
+
+ private:
+  PartialMerger();
+  std::unique_ptr<MergerParts> m_;
+  std::shared_ptr<arrow::Schema> schema_;
+  int groups_ = 0;
+};
+
+// One merge (a PartialMerger made for it).
 arrow::Result<std::shared_ptr<arrow::Table>> MergePartials(
     const std::shared_ptr<arrow::Table>& state, const std::shared_ptr<arrow::Table>& partial,
     int groups, const std::vector<std::string>& merge);
