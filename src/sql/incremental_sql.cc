@@ -349,16 +349,12 @@ bool Decomposer::PanesFit() const {
   return out_.window_struct_key >= 0 || out_.window_start_key >= 0 || out_.window_end_key >= 0;
 }
 
-}  // namespace
-
-namespace {
-
-arrow::Result<AggregateDecomposition> Decompose(const std::string& sql,
-                                                const std::string& state_name,
-                                                const std::set<std::string>* input_columns,
-                                                int64_t window_size_us,
-                                                std::optional<HopPanes> panes,
-                                                const std::vector<std::string>& output_names) {
+// The decomposition, with the query's hopping window as panes when `panes`
+// is given; nullopt when panes were asked for and do not fit.
+arrow::Result<std::optional<AggregateDecomposition>> Decompose(
+    const std::string& sql, const std::string& state_name,
+    const std::set<std::string>* input_columns, int64_t window_size_us,
+    std::optional<HopPanes> panes, const std::vector<std::string>& output_names) {
   ARROW_ASSIGN_OR_RAISE(std::string duck_sql, TranslateToDuckDb(sql, panes.has_value()));
   ARROW_ASSIGN_OR_RAISE(Json statements, internal::ParseSqlToJson(duck_sql));
   if (statements.size() != 1 || !Field(statements[0], "node")) {
@@ -377,7 +373,7 @@ arrow::Result<AggregateDecomposition> Decompose(const std::string& sql,
   Decomposer d(node, input_columns, window_size_us);
   ARROW_ASSIGN_OR_RAISE(AggregateDecomposition out, d.Run(state_name));
   if (panes) {
-    if (!d.PanesFit()) return arrow::Status::Cancelled("the window is read beside its keys");
+    if (!d.PanesFit()) return std::nullopt;  // the window is read beside its keys
     out.pane_windows = panes->windows;
     out.pane_slide_us = panes->slide_us;
   }
@@ -391,11 +387,15 @@ arrow::Result<AggregateDecomposition> DecomposeAggregation(
     const std::set<std::string>* input_columns, int64_t window_size_us,
     std::optional<HopPanes> panes, const std::vector<std::string>& output_names) {
   if (panes && panes->windows > 1 && panes->slide_us > 0) {
-    auto with_panes =
-        Decompose(sql, state_name, input_columns, window_size_us, panes, output_names);
-    if (with_panes.ok() || !with_panes.status().IsCancelled()) return with_panes;
+    ARROW_ASSIGN_OR_RAISE(
+        auto with_panes,
+        Decompose(sql, state_name, input_columns, window_size_us, panes, output_names));
+    if (with_panes) return *with_panes;
   }
-  return Decompose(sql, state_name, input_columns, window_size_us, std::nullopt, output_names);
+  ARROW_ASSIGN_OR_RAISE(
+      auto plain,
+      Decompose(sql, state_name, input_columns, window_size_us, std::nullopt, output_names));
+  return *plain;
 }
 
 }  // namespace thund::sql

@@ -1,6 +1,5 @@
 #include "engine/duckdb/duckdb_session.h"
 
-#include <cctype>
 #include <string>
 
 #include <arrow/scalar.h>
@@ -12,6 +11,7 @@
 #include "engine/duckdb/duckdb_handles.h"
 #include "engine/duckdb/duckdb_result_reader.h"
 #include "engine/duckdb/duckdb_status.h"
+#include "ir/validate_internal.h"
 #include "sql/duckdb_functions.h"
 #include "engine/duckdb/session_core.h"
 #include "engine/duckdb/sql_quote.h"
@@ -52,12 +52,6 @@ arrow::Result<duckdb_internal::ConfigHandle> MakeConfig(const DuckDbSessionOptio
     ARROW_RETURN_NOT_OK(SetOption(config.get(), "temp_directory", options.temp_directory));
   }
   return config;
-}
-
-std::string Lower(const std::string& s) {
-  std::string out = s;
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 arrow::Status CheckName(const std::string& name) {
@@ -193,19 +187,21 @@ arrow::Status DuckDbSession::RegisterArrow(
     }
     return st.WithMessage("cannot register Arrow table '", name, "': ", st.message());
   }
-  views_.insert(Lower(name));
+  views_.insert(thund::internal::Lower(name));
   return arrow::Status::OK();
 }
 
 bool DuckDbSession::ReusesView(const std::string& name, const arrow::Schema& schema) const {
-  if (!reuse_views_ || !views_.count(Lower(name))) return false;
+  if (!reuse_views_ || !views_.count(thund::internal::Lower(name))) return false;
   auto current = registry_->Find(name);
   return current != nullptr && current->schema()->Equals(schema, /*check_metadata=*/true);
 }
 
 arrow::Status DuckDbSession::Release(const std::string& name) {
   auto current = registry_->Find(name);
-  if (!reuse_views_ || current == nullptr || !views_.count(Lower(name))) return Unregister(name);
+  if (!reuse_views_ || current == nullptr || !views_.count(thund::internal::Lower(name))) {
+    return Unregister(name);
+  }
   ARROW_RETURN_NOT_OK(core_->CheckNoOpenStream());
   ARROW_ASSIGN_OR_RAISE(auto empty, ArrowScanSource::Make(converter_, current->schema(), {}));
   registry_->Put(name, std::move(empty));
@@ -219,7 +215,7 @@ arrow::Status DuckDbSession::Unregister(const std::string& name) {
   }
   ARROW_RETURN_NOT_OK(Execute("DROP VIEW IF EXISTS temp.main." + QuoteIdentifier(name)));
   registry_->Remove(name);
-  views_.erase(Lower(name));
+  views_.erase(thund::internal::Lower(name));
   return arrow::Status::OK();
 }
 
