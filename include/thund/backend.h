@@ -118,6 +118,9 @@ struct NativeRunOptions {
   // are pre-aggregated per pane (false: each row joins each of its windows).
   bool hash_merge = true;
   bool hop_panes = true;
+  // The partials of a window right on a stream's scan are computed in C++
+  // from the new rows (false: by the partial query in DuckDB, its plain twin).
+  bool direct_partial = true;
 };
 
 // ---------------------------------------------------------------------------

@@ -29,6 +29,7 @@ struct RunCliOptions {
   std::string streaming_mode;  // "" = not given (flows that set no mode recompute)
   bool no_hash_merge = false;
   bool no_hop_panes = false;
+  bool no_direct_partial = false;
 };
 
 // Ctrl-C (SIGINT) or SIGTERM asks the run to stop cleanly: a streaming run
@@ -106,6 +107,7 @@ int RunRun(const RunCliOptions& o) {
   options.native.threads = o.threads;
   options.native.hash_merge = !o.no_hash_merge;
   options.native.hop_panes = !o.no_hop_panes;
+  options.native.direct_partial = !o.no_direct_partial;
   options.max_triggers = o.max_triggers;
   if (!o.streaming_mode.empty()) options.streaming_mode = ParseStreamingMode(o.streaming_mode);
   options.stop = &g_stop;
@@ -151,6 +153,9 @@ void RegisterRun(CLI::App& app, int* exit_code) {
   c->add_flag("--no-hop-panes", o->no_hop_panes,
               "incremental: put each row in each of its hopping windows before aggregating, "
               "instead of once per pane (the plain twin of the fast path)");
+  c->add_flag("--no-direct-partial", o->no_direct_partial,
+              "incremental: compute the new rows' partial aggregates with a DuckDB query, not "
+              "in C++ (the plain twin of the fast path)");
   c->add_option("--max-triggers", o->max_triggers,
                 "streaming: stop after this many triggers (0 = no cap)")
       ->check(CLI::NonNegativeNumber);

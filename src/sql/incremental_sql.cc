@@ -104,6 +104,7 @@ class Decomposer {
   arrow::Result<AggregateDecomposition> Run(const std::string& state_name);
   // With hopping panes: only the grouping keys that are the window read it.
   bool PanesFit() const;
+  void FillDirect();
 
  private:
   arrow::Status CollectKeys();
@@ -307,6 +308,20 @@ arrow::Result<AggregateDecomposition> Decomposer::Run(const std::string& state_n
   out_.partial_sql = *rendered[0];
   out_.final_sql = *rendered[1];
   out_.num_groups = static_cast<int>(keys_.size());
+  // A final query that only names state columns (no HAVING, no expression).
+  if (having.is_null()) {
+    for (const auto& item : items) {
+      const std::vector<std::string> names = ColumnNames(item);
+      const bool state_column = Str(item, "class") == "COLUMN_REF" && names.size() == 1 &&
+                                (names[0].rfind("__g", 0) == 0 || names[0].rfind("__p", 0) == 0);
+      if (!state_column) {
+        out_.final_columns.clear();
+        break;
+      }
+      const std::string alias = Str(item, "alias");
+      out_.final_columns.push_back({names[0], alias.empty() ? names[0] : alias});
+    }
+  }
 
   // The window end of a state row, from the grouping key that is the window:
   // a struct (window(), session_window()), or window_start / window_end
@@ -331,7 +346,42 @@ arrow::Result<AggregateDecomposition> Decomposer::Run(const std::string& state_n
                           std::to_string(window_size_us_) + ")";
     out_.window_size_us = window_size_us_;
   }
+  FillDirect();
   return out_;
+}
+
+void Decomposer::FillDirect() {
+  AggregateDecomposition::Direct& d = out_.direct;
+  d.usable = !node_.contains("where_clause") || node_["where_clause"].is_null();
+  for (size_t i = 0; i < keys_.size() && d.usable; ++i) {
+    const int k = static_cast<int>(i);
+    if (k == out_.window_struct_key || k == out_.window_start_key || k == out_.window_end_key) {
+      d.keys.push_back("");
+    } else if (Str(keys_[i], "class") == "COLUMN_REF" && ColumnNames(keys_[i]).size() == 1) {
+      d.keys.push_back(ColumnNames(keys_[i])[0]);
+    } else {
+      d.usable = false;
+    }
+  }
+  for (const auto& p : partials_) {
+    if (!d.usable) break;
+    const std::string fn = internal::Lower(Str(p, "function_name"));
+    const bool filtered = p.contains("filter") && !p["filter"].is_null();
+    const bool distinct = p["distinct"].is_boolean() && p["distinct"].get<bool>();
+    const Json* args = Field(p, "children");
+    const size_t n = args && args->is_array() ? args->size() : 0;
+    if (filtered || distinct) {
+      d.usable = false;
+    } else if (fn == "count_star" && n == 0) {
+      d.partials.push_back({fn, ""});
+    } else if ((fn == "count" || fn == "sum" || fn == "min" || fn == "max") && n == 1 &&
+               Str((*args)[0], "class") == "COLUMN_REF" && ColumnNames((*args)[0]).size() == 1) {
+      d.partials.push_back({fn, ColumnNames((*args)[0])[0]});
+    } else {
+      d.usable = false;
+    }
+  }
+  if (!d.usable) d = AggregateDecomposition::Direct{};
 }
 
 bool Decomposer::PanesFit() const {

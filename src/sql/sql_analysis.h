@@ -67,6 +67,9 @@ struct AggregateDecomposition {
   // Over a relation `state_name` with the partial columns (merged): the
   // query's output rows, HAVING applied.
   std::string final_sql;
+  // When final_sql only renames state columns: per output column, (state
+  // column, output name); empty otherwise.
+  std::vector<std::pair<std::string, std::string>> final_columns;
   // SQL over the __g columns giving a state row's window end; "" when no
   // grouping key is a time window.
   std::string window_end_sql;
@@ -82,6 +85,18 @@ struct AggregateDecomposition {
   // pane_windows windows, each pane_slide_us earlier than the one before.
   int64_t pane_windows = 0;
   int64_t pane_slide_us = 0;
+  // The partial aggregation as C++ can compute it from the input rows alone
+  // (backend/native/direct_partial.h): usable when the block has no WHERE,
+  // every grouping key is an input column or the window, and every partial
+  // is count(*), or count / sum / min / max of an input column, without
+  // FILTER or DISTINCT. The planner also requires the window to sit right on
+  // the stream's scan.
+  struct Direct {
+    bool usable = false;
+    std::vector<std::string> keys;  // per __g: the input column, "" for the window key
+    std::vector<std::pair<std::string, std::string>> partials;  // per __p: (function, column)
+  };
+  Direct direct;
 };
 // A hopping window whose slide divides its size, offered to the
 // decomposition: the partials then group rows by pane, not by window, so a

@@ -310,14 +310,15 @@ class IncrementalPropertyTest : public BatchFixture {
   }
 
   // `plain` turns off the incremental aggregate's fast paths (bit 0: the C++
-  // merge of partials, bit 1: hopping panes), so their plain twins meet the
-  // same oracle.
+  // merge of partials, bit 1: hopping panes, bit 2: partials computed in C++
+  // from the rows), so their plain twins meet the same oracle.
   RunSummary RunCase(const Case& c, const std::string& mode,
                      const std::vector<std::vector<std::vector<Row>>>& streams, int plain = 0) {
     std::filesystem::remove_all(root());
     RunOptions o;
     o.native.hash_merge = (plain & 1) == 0;
     o.native.hop_panes = (plain & 2) == 0;
+    o.native.direct_partial = (plain & 4) == 0;
     const char* names[] = {"a", "b"};
     for (int i = 0; i < c.inputs; ++i) {
       for (const auto& t : streams[i]) {
@@ -377,10 +378,10 @@ TEST_F(IncrementalPropertyTest, RandomStreamsAndQueriesEqualBatchAndRecompute) {
     }
     Case c = gen.Make();
     SCOPED_TRACE("case " + std::to_string(i) + " (" + c.describe + ", plain " +
-                 std::to_string(i % 4) + "): " + c.query);
+                 std::to_string(i % 8) + "): " + c.query);
     Kept kept = NotLate(c);
-    // A quarter of the cases each: fast paths on, one of them off, both off.
-    RunSummary inc = RunCase(c, "incremental", c.streams, i % 4);
+    // An eighth of the cases each: every combination of the fast paths.
+    RunSummary inc = RunCase(c, "incremental", c.streams, i % 8);
     ASSERT_EQ(inc.status, RunPhase::kCompleted) << inc.ToString();
     for (const auto& e : events_) {
       ASSERT_NE(e.kind, RunEvent::Kind::kFallback) << "fell back: " << e.message;

@@ -99,6 +99,7 @@ class StreamIncrementalTest : public BatchFixture {
     o.native.reuse_arrow_views = reuse_views;
     o.native.hash_merge = fast_aggregate;
     o.native.hop_panes = fast_aggregate;
+    o.native.direct_partial = fast_aggregate;
     return Run(Generated(mode), o);
   }
   std::shared_ptr<arrow::Table> Read(const std::string& storage, const std::string& dataset) {

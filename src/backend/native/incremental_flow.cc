@@ -7,6 +7,7 @@
 #include <arrow/compute/api.h>
 
 #include "backend/native/flow_runner.h"
+#include "backend/native/direct_partial.h"
 #include "backend/native/partial_merge.h"
 #include "engine/batch/compute_init.h"
 #include "engine/duckdb/sql_quote.h"
@@ -196,6 +197,9 @@ class Stepper {
   arrow::Result<std::shared_ptr<arrow::Table>> MergeSessions(
       const std::shared_ptr<arrow::Table>& partial);
   arrow::Status Emit(std::shared_ptr<arrow::Table> rows);
+  // The partials of the new rows computed in C++ (DirectPartial), or null
+  // when the flow's aggregation is outside that path.
+  arrow::Result<std::shared_ptr<arrow::Table>> Direct();
   WindowKeys Keys() const {
     return {inc_.agg.window_struct_key, inc_.agg.window_start_key, inc_.agg.window_end_key,
             inc_.agg.window_size_us};
@@ -326,9 +330,50 @@ arrow::Status Stepper::Stateless() {
 
 arrow::Result<std::shared_ptr<arrow::Table>> Stepper::Final(
     const std::shared_ptr<arrow::Table>& state) {
+  if (ctx_.options->native.hash_merge && !inc_.agg.final_columns.empty()) {
+    // Only renames: the state's columns under the query's names, no query.
+    arrow::FieldVector fields;
+    std::vector<std::shared_ptr<arrow::ChunkedArray>> columns;
+    for (const auto& [from, name] : inc_.agg.final_columns) {
+      const int i = state->schema()->GetFieldIndex(from);
+      if (i < 0) return arrow::Status::Invalid("the state has no column ", from);
+      fields.push_back(state->schema()->field(i)->WithName(name));
+      columns.push_back(state->column(i));
+    }
+    return arrow::Table::Make(arrow::schema(fields), columns, state->num_rows());
+  }
   Registered r(ctx_, kState);
   ARROW_RETURN_NOT_OK(r.Set(state));
   return Q(inc_.agg.final_sql);
+}
+
+arrow::Result<std::shared_ptr<arrow::Table>> Stepper::Direct() {
+  if (!ctx_.options->native.direct_partial || !inc_.agg.direct.usable || !inc_.plan.window ||
+      fresh_.size() != 1) {
+    return nullptr;
+  }
+  const std::shared_ptr<arrow::Table>& rows = fresh_.begin()->second;
+  if (!inc_.partial_schema) {
+    // The partial query's columns and types, from DuckDB once.
+    ARROW_ASSIGN_OR_RAISE(auto empty, EmptyLike(rows));
+    InputBinding binding(ctx_, streams_);
+    ARROW_RETURN_NOT_OK(binding.Bind(fresh_.begin()->first, empty));
+    ARROW_ASSIGN_OR_RAISE(auto none, Q("SELECT * FROM (" + inc_.agg.partial_sql + ") LIMIT 0"));
+    inc_.partial_schema = none->schema();
+  }
+  if (!inc_.direct_merger) {
+    auto made = PartialMerger::Make(inc_.partial_schema, inc_.agg.num_groups, inc_.agg.merge);
+    if (!made.ok()) {
+      if (made.status().IsNotImplemented()) return nullptr;
+      return FlowError(flow_, made.status());
+    }
+    inc_.direct_merger = std::move(*made);
+  }
+  auto partial = DirectPartial(rows, inc_.agg, inc_.plan.window->window, inc_.partial_schema,
+                               inc_.direct_merger.get());
+  if (partial.ok()) return partial;
+  if (partial.status().IsNotImplemented()) return nullptr;
+  return FlowError(flow_, partial.status());
 }
 
 arrow::Result<std::shared_ptr<arrow::Table>> Stepper::Merge(
@@ -446,8 +491,8 @@ arrow::Status Stepper::PartialAggregate() {
   std::shared_ptr<arrow::Table> merged = inc_.partials;
   const bool changed = fresh_rows_ > 0;
   if (changed) {
-    std::shared_ptr<arrow::Table> partial;
-    {
+    ARROW_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Table> partial, Direct());
+    if (!partial) {
       InputBinding binding(ctx_, streams_);
       for (const auto& [name, rows] : fresh_) ARROW_RETURN_NOT_OK(binding.Bind(name, rows));
       ARROW_ASSIGN_OR_RAISE(partial, Q(inc_.agg.partial_sql));

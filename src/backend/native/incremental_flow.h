@@ -71,6 +71,11 @@ struct IncrementalFlow {
   // Not state: the C++ merge of partials, kept between triggers (null until
   // the first merge, and when the partials' types are outside it).
   std::unique_ptr<PartialMerger> merger;
+  // Not state either: the partial query's columns and types (read from DuckDB
+  // once), and the merger that folds the input rows into partials, for
+  // DirectPartial.
+  std::shared_ptr<arrow::Schema> partial_schema;
+  std::unique_ptr<PartialMerger> direct_merger;
 
   // The state tables by name, for persisting.
   std::map<std::string, std::shared_ptr<arrow::Table>*> Tables() {

@@ -415,6 +415,26 @@ arrow::Result<FlowIncremental> PlanFlowIncremental(const Pipeline& p, const Flow
   };
   out.plan = PlanIncremental(root, is_stream, decomposable);
   if (!out.plan.runnable) return out;
+  // The partial aggregation in C++ needs the window right on the stream's
+  // scan: the input rows are then exactly what the window assigns.
+  if (out.agg.direct.usable) {
+    const PlanNode* agg = out.plan.aggregate;
+    const PlanNode* w = agg && agg->inputs.size() == 1 ? agg->input() : nullptr;
+    const PlanNode* scan = w && w->inputs.size() == 1 ? w->input() : nullptr;
+    const bool fits =
+        w && w == out.plan.window && scan && scan->kind == NodeKind::kScan &&
+        scan->scan.kind == plan::ScanKind::kDataset && out.plan.stream_inputs.size() == 1 &&
+        (w->window.shape == plan::WindowShape::kTumbling ||
+         (w->window.shape == plan::WindowShape::kHopping && out.agg.pane_windows > 0));
+    if (!fits) out.agg.direct = {};
+  }
+  if (out.agg.direct.usable) {
+    for (auto& n : out.plan.nodes) {
+      if (n.node != out.plan.aggregate) continue;
+      n.op = "partial aggregate: each trigger's new rows fold into partials in C++ (no query), "
+             "which merge into the state";
+    }
+  }
   if (out.agg.pane_windows > 0) {
     for (auto& n : out.plan.nodes) {
       if (n.node != out.plan.window) continue;

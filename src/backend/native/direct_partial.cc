@@ -1,0 +1,142 @@
+#include "backend/native/direct_partial.h"
+
+#include <arrow/compute/api.h>
+
+#include "engine/batch/compute_init.h"
+#include "ir/validate_internal.h"
+
+namespace thund::native {
+namespace {
+
+// The column of `rows` named `name` (case-insensitive, as SQL resolves it),
+// as one array.
+arrow::Result<std::shared_ptr<arrow::Array>> Column(const arrow::Table& rows,
+                                                    const std::string& name) {
+  const auto& fields = rows.schema()->fields();
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (internal::Lower(fields[i]->name()) != internal::Lower(name)) continue;
+    const auto& c = *rows.column(static_cast<int>(i));
+    if (c.num_chunks() == 1) return c.chunk(0);
+    return arrow::Concatenate(c.chunks());
+  }
+  return arrow::Status::NotImplemented("the input has no column ", name);
+}
+
+arrow::Result<std::shared_ptr<arrow::Array>> As(const std::shared_ptr<arrow::Array>& a,
+                                                const std::shared_ptr<arrow::DataType>& type) {
+  if (a->type()->Equals(*type)) return a;
+  ARROW_ASSIGN_OR_RAISE(auto d, arrow::compute::Cast(arrow::Datum(a), type));
+  return d.make_array();
+}
+
+// Timestamps of `type` (microseconds) from `us`, NULL where `valid` is 0.
+arrow::Result<std::shared_ptr<arrow::Array>> Timestamps(const std::vector<int64_t>& us,
+                                                        const std::vector<uint8_t>& valid,
+                                                        const std::shared_ptr<arrow::DataType>& type) {
+  if (type->id() != arrow::Type::TIMESTAMP ||
+      static_cast<const arrow::TimestampType&>(*type).unit() != arrow::TimeUnit::MICRO) {
+    return arrow::Status::NotImplemented("a window bound of type ", type->ToString());
+  }
+  arrow::TimestampBuilder b(type, arrow::default_memory_pool());
+  ARROW_RETURN_NOT_OK(b.AppendValues(us.data(), static_cast<int64_t>(us.size()), valid.data()));
+  return b.Finish();
+}
+
+}  // namespace
+
+arrow::Result<std::shared_ptr<arrow::Table>> DirectPartial(
+    const std::shared_ptr<arrow::Table>& rows, const sql::AggregateDecomposition& agg,
+    const plan::WindowInfo& window, const std::shared_ptr<arrow::Schema>& partial_schema,
+    PartialMerger* merger) {
+  ARROW_RETURN_NOT_OK(engine::batch::EnsureComputeInitialized());
+  const auto& d = agg.direct;
+  if (!d.usable || partial_schema->num_fields() != agg.num_groups + static_cast<int>(agg.merge.size()) ||
+      static_cast<int>(d.keys.size()) != agg.num_groups ||
+      d.partials.size() != agg.merge.size()) {
+    return arrow::Status::NotImplemented("the aggregation is not one C++ computes directly");
+  }
+  const int64_t n = rows->num_rows();
+  // Each row's window start (the newest window that holds it).
+  const size_t dot = window.time_column.rfind('.');
+  const std::string ts_name =
+      dot == std::string::npos ? window.time_column : window.time_column.substr(dot + 1);
+  ARROW_ASSIGN_OR_RAISE(auto ts, Column(*rows, ts_name));
+  if (ts->type_id() != arrow::Type::TIMESTAMP ||
+      static_cast<const arrow::TimestampType&>(*ts->type()).unit() != arrow::TimeUnit::MICRO) {
+    return arrow::Status::NotImplemented("an event time of type ", ts->type()->ToString());
+  }
+  const int64_t slide = window.shape == plan::WindowShape::kTumbling ? window.size_us
+                                                                       : window.slide_us;
+  if (slide <= 0) return arrow::Status::NotImplemented("a window without a size");
+  const auto& t = static_cast<const arrow::TimestampArray&>(*ts);
+  std::vector<int64_t> start(n), end(n);
+  std::vector<uint8_t> valid(n);
+  int64_t dropped = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    valid[i] = t.IsValid(i);
+    dropped += !valid[i];
+    if (!valid[i]) continue;
+    const int64_t v = t.Value(i);
+    start[i] = v - ((((v - window.offset_us) % slide) + slide) % slide);
+    end[i] = start[i] + window.size_us;
+  }
+  std::vector<std::shared_ptr<arrow::Array>> cols;
+  for (int k = 0; k < agg.num_groups; ++k) {
+    const auto& type = partial_schema->field(k)->type();
+    std::shared_ptr<arrow::Array> col;
+    if (!d.keys[k].empty()) {
+      ARROW_ASSIGN_OR_RAISE(auto in, Column(*rows, d.keys[k]));
+      ARROW_ASSIGN_OR_RAISE(col, As(in, type));
+    } else if (k == agg.window_struct_key) {
+      if (type->id() != arrow::Type::STRUCT || type->num_fields() != 2) {
+        return arrow::Status::NotImplemented("a window of type ", type->ToString());
+      }
+      ARROW_ASSIGN_OR_RAISE(auto s, Timestamps(start, valid, type->field(0)->type()));
+      ARROW_ASSIGN_OR_RAISE(auto e, Timestamps(end, valid, type->field(1)->type()));
+      ARROW_ASSIGN_OR_RAISE(col, arrow::StructArray::Make({s, e}, type->fields()));
+    } else if (k == agg.window_start_key) {
+      ARROW_ASSIGN_OR_RAISE(col, Timestamps(start, valid, type));
+    } else if (k == agg.window_end_key) {
+      ARROW_ASSIGN_OR_RAISE(col, Timestamps(end, valid, type));
+    } else {
+      return arrow::Status::NotImplemented("a grouping key thund cannot compute");
+    }
+    cols.push_back(col);
+  }
+  for (size_t j = 0; j < d.partials.size(); ++j) {
+    const auto& [fn, column] = d.partials[j];
+    const auto& type = partial_schema->field(agg.num_groups + static_cast<int>(j))->type();
+    std::shared_ptr<arrow::Array> col;
+    if (fn == "count_star" || fn == "count") {
+      // Each row counts 1 (count(x): when x is not NULL); the merge sums.
+      std::shared_ptr<arrow::Array> in;
+      if (fn == "count") {
+        ARROW_ASSIGN_OR_RAISE(in, Column(*rows, column));
+      }
+      arrow::Int64Builder b;
+      ARROW_RETURN_NOT_OK(b.Reserve(n));
+      for (int64_t i = 0; i < n; ++i) b.UnsafeAppend(!in || in->IsValid(i) ? 1 : 0);
+      ARROW_ASSIGN_OR_RAISE(col, b.Finish());
+      ARROW_ASSIGN_OR_RAISE(col, As(col, type));
+    } else {
+      // sum / min / max of one row is its value, in the partial's type.
+      ARROW_ASSIGN_OR_RAISE(auto in, Column(*rows, column));
+      ARROW_ASSIGN_OR_RAISE(col, As(in, type));
+    }
+    cols.push_back(col);
+  }
+  auto raw = arrow::Table::Make(partial_schema, cols, n);
+  if (dropped > 0) {
+    // Rows without an event time are in no window.
+    ARROW_ASSIGN_OR_RAISE(auto keep, arrow::compute::IsValid(ts));
+    ARROW_ASSIGN_OR_RAISE(auto kept, arrow::compute::Filter(raw, keep));
+    raw = kept.table();
+  }
+  ARROW_ASSIGN_OR_RAISE(auto folded, merger->Merge(nullptr, raw));
+  // Without the merge's __touched column, in the partial query's fields.
+  std::vector<std::shared_ptr<arrow::ChunkedArray>> out(folded->columns().begin(),
+                                                        folded->columns().end() - 1);
+  return arrow::Table::Make(partial_schema, out, folded->num_rows());
+}
+
+}  // namespace thund::native
