@@ -380,16 +380,6 @@ arrow::Result<std::shared_ptr<arrow::Table>> Stepper::Merge(
     const std::shared_ptr<arrow::Table>& partial) {
   if (inc_.session) return MergeSessions(partial);
   if (ctx_.options->native.hash_merge) {
-    std::shared_ptr<arrow::Table> state;
-    if (inc_.partials && inc_.partials->num_rows() > 0) {
-      // The state's own columns (it carries the previous trigger's __touched).
-      std::vector<int> cols(partial->num_columns());
-      for (int i = 0; i < partial->num_columns(); ++i) cols[i] = i;
-      if (inc_.partials->num_columns() < partial->num_columns()) {
-        return arrow::Status::Invalid("the state has fewer columns than the partials");
-      }
-      ARROW_ASSIGN_OR_RAISE(state, inc_.partials->SelectColumns(cols));
-    }
     if (!inc_.merger || !inc_.merger->schema().Equals(*partial->schema(), false)) {
       auto made = PartialMerger::Make(partial->schema(), inc_.agg.num_groups, inc_.agg.merge);
       if (!made.ok() && !made.status().IsNotImplemented()) {
@@ -398,7 +388,7 @@ arrow::Result<std::shared_ptr<arrow::Table>> Stepper::Merge(
       inc_.merger = made.ok() ? std::move(*made) : nullptr;
     }
     if (inc_.merger) {
-      auto merged = inc_.merger->Merge(state, partial);
+      auto merged = inc_.merger->Merge(inc_.partials, partial);
       if (merged.ok()) return merged;
       if (!merged.status().IsNotImplemented()) return FlowError(flow_, merged.status());
     }
@@ -511,6 +501,9 @@ arrow::Status Stepper::PartialAggregate() {
     return arrow::Status::OK();
   }
   std::shared_ptr<arrow::Table> closed, open = merged;
+  // Which rows of `merged` leave (null: none), when known in its row order.
+  std::shared_ptr<arrow::ChunkedArray> left;
+  bool left_known = true;
   if (closes) {
     // The windows W closed are flagged (in C++, or by a query of the window
     // end); the split is an Arrow filter. A session closes once W passes its
@@ -522,6 +515,7 @@ arrow::Status Stepper::PartialAggregate() {
       if (!f.ok() && !f.status().IsNotImplemented()) return FlowError(flow_, f.status());
       if (f.ok()) flagged = *f;
     }
+    left_known = flagged != nullptr;
     if (!flagged) {
       Registered r_merged(ctx_, kMerged);
       ARROW_RETURN_NOT_OK(r_merged.Set(merged));
@@ -531,6 +525,7 @@ arrow::Status Stepper::PartialAggregate() {
       ARROW_ASSIGN_OR_RAISE(flagged, Q(std::string("SELECT *, coalesce(") + cond +
                                        ", false) AS __closed FROM " + kMerged));
     }
+    if (left_known) left = flagged->GetColumnByName("__closed");
     ARROW_ASSIGN_OR_RAISE(auto parts, SplitBy(flagged, "__closed"));
     closed = parts.first;
     open = parts.second;
@@ -564,6 +559,8 @@ arrow::Status Stepper::PartialAggregate() {
       break;
     }
   }
+  // The merger keeps the open groups hashed for the next trigger.
+  if (inc_.merger) inc_.merger->Keep(left_known ? merged : nullptr, left, open);
   inc_.partials = open;
   return arrow::Status::OK();
 }

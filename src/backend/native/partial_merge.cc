@@ -461,15 +461,28 @@ arrow::Result<std::shared_ptr<arrow::Table>> PartialMerger::Merge(
   if (!SameTypes(*partial->schema(), schema)) {
     return arrow::Status::Invalid("the partials have other types than the merger was made for");
   }
-  if (state && !SameTypes(*state->schema(), schema)) {
-    return arrow::Status::NotImplemented("the state's partials have other types than the new ones");
+  // The state's own columns (a state this merger produced also carries
+  // __touched).
+  std::shared_ptr<arrow::Table> own;
+  if (state && state->num_rows() > 0) {
+    if (state->num_columns() < schema.num_fields()) {
+      return arrow::Status::NotImplemented("the state has fewer columns than the partials");
+    }
+    std::vector<int> cols(schema.num_fields());
+    for (int i = 0; i < schema.num_fields(); ++i) cols[i] = i;
+    ARROW_ASSIGN_OR_RAISE(own, state->SelectColumns(cols));
+    if (!SameTypes(*own->schema(), schema)) {
+      return arrow::Status::NotImplemented("the state's partials have other types than the new ones");
+    }
   }
   const KeyLayout& layout = m_->layout;
   auto& grouper = m_->grouper;
   auto& accs = m_->accs;
-  ARROW_RETURN_NOT_OK(grouper->Reset());
-  for (auto& acc : accs) acc->Clear();
+  // The groups of a state this merger produced (and Keep saw) are hashed
+  // already; any other state is loaded afresh.
+  const bool kept = own && state.get() == table_.get();
   std::vector<uint8_t> touched;
+  bool touched_dead = false;
   auto consume = [&](const std::shared_ptr<arrow::Table>& t, bool is_new) -> arrow::Status {
     arrow::TableBatchReader reader(*t);
     std::shared_ptr<arrow::RecordBatch> batch;
@@ -483,9 +496,12 @@ arrow::Result<std::shared_ptr<arrow::Table>> PartialMerger::Merge(
       const uint32_t* id = ids.array()->GetValues<uint32_t>(1);
       const int64_t n = grouper->num_groups();
       touched.resize(n, 0);
-      if (is_new) {
-        for (int64_t r = 0; r < batch->num_rows(); ++r) touched[id[r]] = 1;
+      live_.resize(n, 1);  // a new group is live
+      for (int64_t r = 0; r < batch->num_rows(); ++r) {
+        touched[id[r]] |= is_new;
+        touched_dead |= !live_[id[r]];
       }
+      if (touched_dead) return arrow::Status::OK();
       for (size_t j = 0; j < accs.size(); ++j) {
         accs[j]->Resize(n);
         ARROW_RETURN_NOT_OK(accs[j]->Add(*batch->column(groups + static_cast<int>(j)), id));
@@ -493,26 +509,86 @@ arrow::Result<std::shared_ptr<arrow::Table>> PartialMerger::Merge(
     }
     return arrow::Status::OK();
   };
-  if (state) ARROW_RETURN_NOT_OK(consume(state, false));
-  ARROW_RETURN_NOT_OK(consume(partial, true));
+  if (kept) {
+    ARROW_RETURN_NOT_OK(consume(partial, true));
+  }
+  if (!kept || touched_dead) {
+    // Afresh: every state row is a live group. (A new partial for a group
+    // that left the state, which watermarks rule out, also lands here: its
+    // old values must not count.)
+    ARROW_RETURN_NOT_OK(grouper->Reset());
+    for (auto& acc : accs) acc->Clear();
+    live_.clear();
+    touched.clear();
+    touched_dead = false;
+    if (own) ARROW_RETURN_NOT_OK(consume(own, false));
+    ARROW_RETURN_NOT_OK(consume(partial, true));
+  }
 
+  const int64_t all = grouper->num_groups();
   ARROW_ASSIGN_OR_RAISE(auto uniques, grouper->GetUniques());
   ARROW_ASSIGN_OR_RAISE(auto columns, KeyColumns(uniques, layout));
   arrow::FieldVector fields = layout.fields;
   for (size_t j = 0; j < accs.size(); ++j) {
-    accs[j]->Resize(grouper->num_groups());
+    accs[j]->Resize(all);
     ARROW_ASSIGN_OR_RAISE(auto col, accs[j]->Finish());
     columns.push_back(col);
     fields.push_back(schema.field(groups + static_cast<int>(j))->WithNullable(true));
   }
-  touched.resize(grouper->num_groups(), 0);
+  touched.resize(all, 0);
+  live_.resize(all, 1);
   arrow::BooleanBuilder t;
-  ARROW_RETURN_NOT_OK(t.Reserve(static_cast<int64_t>(touched.size())));
+  ARROW_RETURN_NOT_OK(t.Reserve(all));
   for (uint8_t v : touched) t.UnsafeAppend(v != 0);
   ARROW_ASSIGN_OR_RAISE(auto touched_col, t.Finish());
   columns.push_back(touched_col);
   fields.push_back(arrow::field("__touched", arrow::boolean()));
-  return arrow::Table::Make(arrow::schema(fields), columns, grouper->num_groups());
+  std::shared_ptr<arrow::Table> out = arrow::Table::Make(arrow::schema(fields), columns, all);
+  // Only the live groups (those that left the state stay out).
+  gids_.clear();
+  for (int64_t g = 0; g < all; ++g) {
+    if (live_[g]) gids_.push_back(static_cast<uint32_t>(g));
+  }
+  if (static_cast<int64_t>(gids_.size()) < all) {
+    ARROW_RETURN_NOT_OK(engine::batch::EnsureComputeInitialized());
+    arrow::BooleanBuilder keep;
+    ARROW_RETURN_NOT_OK(keep.Reserve(all));
+    for (int64_t g = 0; g < all; ++g) keep.UnsafeAppend(live_[g] != 0);
+    ARROW_ASSIGN_OR_RAISE(auto mask, keep.Finish());
+    ARROW_ASSIGN_OR_RAISE(auto filtered, arrow::compute::Filter(out, mask));
+    out = filtered.table();
+  }
+  table_ = out;
+  return out;
+}
+
+void PartialMerger::Keep(const std::shared_ptr<arrow::Table>& merged,
+                         const std::shared_ptr<arrow::ChunkedArray>& left,
+                         const std::shared_ptr<arrow::Table>& kept) {
+  if (merged.get() != table_.get() || (left && left->length() != static_cast<int64_t>(gids_.size()))) {
+    table_.reset();
+    return;
+  }
+  std::vector<uint32_t> still;
+  int64_t r = 0;
+  if (left) {
+    for (const auto& chunk : left->chunks()) {
+      const auto& flags = static_cast<const arrow::BooleanArray&>(*chunk);
+      for (int64_t i = 0; i < flags.length(); ++i, ++r) {
+        if (flags.IsValid(i) && flags.Value(i)) {
+          live_[gids_[r]] = 0;
+        } else {
+          still.push_back(gids_[r]);
+        }
+      }
+    }
+    gids_ = std::move(still);
+  }
+  table_ = kept;
+  // Once groups that left outnumber those that stay, the next merge loads
+  // the state afresh (and the hash table shrinks to it).
+  const int64_t live = static_cast<int64_t>(gids_.size());
+  if (static_cast<int64_t>(live_.size()) - live > live + 1024) table_.reset();
 }
 
 namespace {

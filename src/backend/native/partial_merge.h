@@ -59,9 +59,18 @@ class PartialMerger {
   static arrow::Result<std::unique_ptr<PartialMerger>> Make(
       std::shared_ptr<arrow::Schema> partial, int groups, std::vector<std::string> merge);
   ~PartialMerger();
-  // `partial` must have the schema's types.
+  // As MergePartials; `state` may carry more columns after the partials'
+  // (a merged state's __touched). When `state` is the table the last Keep
+  // kept, its groups are not hashed again: only `partial` is.
   arrow::Result<std::shared_ptr<arrow::Table>> Merge(const std::shared_ptr<arrow::Table>& state,
                                                      const std::shared_ptr<arrow::Table>& partial);
+  // The caller keeps of `merged` (the last Merge result, or the last table
+  // kept) the rows where `left` is not true (`left` null: every row), as
+  // `kept`, in order; the groups of the other rows leave. Anything else
+  // makes the next Merge load its state afresh.
+  void Keep(const std::shared_ptr<arrow::Table>& merged,
+            const std::shared_ptr<arrow::ChunkedArray>& left,
+            const std::shared_ptr<arrow::Table>& kept);
   const arrow::Schema& schema() const { return *schema_; }
 
  private:
@@ -69,6 +78,12 @@ class PartialMerger {
   std::unique_ptr<MergerParts> m_;
   std::shared_ptr<arrow::Schema> schema_;
   int groups_ = 0;
+  // The groups of the last table returned or kept: which are still in the
+  // state (per group id), and each row's group id.
+  // (Held, so that no other table can take its address.)
+  std::shared_ptr<arrow::Table> table_;
+  std::vector<uint8_t> live_;
+  std::vector<uint32_t> gids_;
 };
 
 // One merge (a PartialMerger made for it).
