@@ -65,7 +65,9 @@ class Accumulator {
   // Back to no groups, keeping the buffers for the next merge.
   virtual void Clear() = 0;
   virtual arrow::Status Add(const arrow::Array& values, const uint32_t* ids) = 0;
-  virtual arrow::Result<std::shared_ptr<arrow::Array>> Finish() = 0;
+  // The folded values of the groups `order` lists, in that order.
+  virtual arrow::Result<std::shared_ptr<arrow::Array>> Finish(
+      const std::vector<uint32_t>& order) = 0;
 };
 
 // SQL orders NaN above every other value; C++'s < does not order it.
@@ -135,11 +137,16 @@ class FixedAccumulator : public Accumulator {
     return arrow::Status::OK();
   }
 
-  arrow::Result<std::shared_ptr<arrow::Array>> Finish() override {
-    const int64_t n = static_cast<int64_t>(values_.size());
+  arrow::Result<std::shared_ptr<arrow::Array>> Finish(
+      const std::vector<uint32_t>& order) override {
+    const int64_t n = static_cast<int64_t>(order.size());
     ARROW_ASSIGN_OR_RAISE(auto data, arrow::AllocateBuffer(n * sizeof(T)));
-    if (n > 0) std::memcpy(data->mutable_data(), values_.data(), n * sizeof(T));
-    ARROW_ASSIGN_OR_RAISE(auto validity, Validity(set_));
+    std::vector<uint8_t> set(n);
+    for (int64_t i = 0; i < n; ++i) {
+      std::memcpy(data->mutable_data() + i * sizeof(T), &values_[order[i]], sizeof(T));
+      set[i] = set_[order[i]];
+    }
+    ARROW_ASSIGN_OR_RAISE(auto validity, Validity(set));
     return arrow::MakeArray(arrow::ArrayData::Make(
         type_, n, {validity.first, std::shared_ptr<arrow::Buffer>(std::move(data))},
         validity.second));
@@ -181,10 +188,11 @@ class BoolAccumulator : public Accumulator {
     }
     return arrow::Status::OK();
   }
-  arrow::Result<std::shared_ptr<arrow::Array>> Finish() override {
+  arrow::Result<std::shared_ptr<arrow::Array>> Finish(
+      const std::vector<uint32_t>& order) override {
     arrow::BooleanBuilder out;
-    ARROW_RETURN_NOT_OK(out.Reserve(static_cast<int64_t>(values_.size())));
-    for (size_t i = 0; i < values_.size(); ++i) {
+    ARROW_RETURN_NOT_OK(out.Reserve(static_cast<int64_t>(order.size())));
+    for (uint32_t i : order) {
       if (set_[i]) {
         out.UnsafeAppend(values_[i] != 0);
       } else {
@@ -229,9 +237,10 @@ class BinaryAccumulator : public Accumulator {
     }
     return arrow::Status::OK();
   }
-  arrow::Result<std::shared_ptr<arrow::Array>> Finish() override {
+  arrow::Result<std::shared_ptr<arrow::Array>> Finish(
+      const std::vector<uint32_t>& order) override {
     BuilderType out(type_, arrow::default_memory_pool());
-    for (size_t i = 0; i < values_.size(); ++i) {
+    for (uint32_t i : order) {
       if (set_[i]) {
         ARROW_RETURN_NOT_OK(out.Append(values_[i]));
       } else {
@@ -481,8 +490,11 @@ arrow::Result<std::shared_ptr<arrow::Table>> PartialMerger::Merge(
   // The groups of a state this merger produced (and Keep saw) are hashed
   // already; any other state is loaded afresh.
   const bool kept = own && state.get() == table_.get();
+  bool fresh = !kept;
   std::vector<uint8_t> touched;
   bool touched_dead = false;
+  const int64_t known = kept ? grouper->num_groups() : 0;  // groups before `partial`
+  std::vector<uint32_t> partial_ids;                        // each partial row's group
   auto consume = [&](const std::shared_ptr<arrow::Table>& t, bool is_new) -> arrow::Status {
     arrow::TableBatchReader reader(*t);
     std::shared_ptr<arrow::RecordBatch> batch;
@@ -501,6 +513,7 @@ arrow::Result<std::shared_ptr<arrow::Table>> PartialMerger::Merge(
         touched[id[r]] |= is_new;
         touched_dead |= !live_[id[r]];
       }
+      if (is_new) partial_ids.insert(partial_ids.end(), id, id + batch->num_rows());
       if (touched_dead) return arrow::Status::OK();
       for (size_t j = 0; j < accs.size(); ++j) {
         accs[j]->Resize(n);
@@ -521,43 +534,60 @@ arrow::Result<std::shared_ptr<arrow::Table>> PartialMerger::Merge(
     live_.clear();
     touched.clear();
     touched_dead = false;
+    fresh = true;
     if (own) ARROW_RETURN_NOT_OK(consume(own, false));
     ARROW_RETURN_NOT_OK(consume(partial, true));
   }
 
   const int64_t all = grouper->num_groups();
-  ARROW_ASSIGN_OR_RAISE(auto uniques, grouper->GetUniques());
-  ARROW_ASSIGN_OR_RAISE(auto columns, KeyColumns(uniques, layout));
+  touched.resize(all, 0);
+  live_.resize(all, 1);
+  // The result's rows: the kept state's groups in its row order, then the
+  // groups new in `partial`, by their first row there; or, loaded afresh,
+  // every group in id order.
+  std::vector<std::shared_ptr<arrow::ChunkedArray>> columns;
+  if (!fresh) {
+    std::vector<int64_t> new_rows;  // partial rows that opened a group
+    std::vector<uint8_t> seen(all - known, 0);
+    for (size_t r = 0; r < partial_ids.size(); ++r) {
+      const uint32_t g = partial_ids[r];
+      if (g < known || seen[g - known]) continue;
+      seen[g - known] = 1;
+      new_rows.push_back(static_cast<int64_t>(r));
+      gids_.push_back(g);
+    }
+    arrow::Int64Builder idx;
+    ARROW_RETURN_NOT_OK(idx.AppendValues(new_rows));
+    ARROW_ASSIGN_OR_RAISE(auto indices, idx.Finish());
+    ARROW_RETURN_NOT_OK(engine::batch::EnsureComputeInitialized());
+    for (int k = 0; k < groups; ++k) {
+      arrow::ArrayVector chunks = state->column(k)->chunks();
+      ARROW_ASSIGN_OR_RAISE(auto added, arrow::compute::Take(partial->column(k), indices));
+      for (const auto& c : added.chunked_array()->chunks()) chunks.push_back(c);
+      columns.push_back(std::make_shared<arrow::ChunkedArray>(chunks, layout.fields[k]->type()));
+    }
+  } else {
+    gids_.resize(all);
+    for (int64_t g = 0; g < all; ++g) gids_[g] = static_cast<uint32_t>(g);
+    ARROW_ASSIGN_OR_RAISE(auto uniques, grouper->GetUniques());
+    ARROW_ASSIGN_OR_RAISE(auto keys, KeyColumns(uniques, layout));
+    for (const auto& k : keys) columns.push_back(std::make_shared<arrow::ChunkedArray>(k));
+  }
   arrow::FieldVector fields = layout.fields;
   for (size_t j = 0; j < accs.size(); ++j) {
     accs[j]->Resize(all);
-    ARROW_ASSIGN_OR_RAISE(auto col, accs[j]->Finish());
-    columns.push_back(col);
+    ARROW_ASSIGN_OR_RAISE(auto col, accs[j]->Finish(gids_));
+    columns.push_back(std::make_shared<arrow::ChunkedArray>(col));
     fields.push_back(schema.field(groups + static_cast<int>(j))->WithNullable(true));
   }
-  touched.resize(all, 0);
-  live_.resize(all, 1);
   arrow::BooleanBuilder t;
-  ARROW_RETURN_NOT_OK(t.Reserve(all));
-  for (uint8_t v : touched) t.UnsafeAppend(v != 0);
+  ARROW_RETURN_NOT_OK(t.Reserve(static_cast<int64_t>(gids_.size())));
+  for (uint32_t g : gids_) t.UnsafeAppend(touched[g] != 0);
   ARROW_ASSIGN_OR_RAISE(auto touched_col, t.Finish());
-  columns.push_back(touched_col);
+  columns.push_back(std::make_shared<arrow::ChunkedArray>(touched_col));
   fields.push_back(arrow::field("__touched", arrow::boolean()));
-  std::shared_ptr<arrow::Table> out = arrow::Table::Make(arrow::schema(fields), columns, all);
-  // Only the live groups (those that left the state stay out).
-  gids_.clear();
-  for (int64_t g = 0; g < all; ++g) {
-    if (live_[g]) gids_.push_back(static_cast<uint32_t>(g));
-  }
-  if (static_cast<int64_t>(gids_.size()) < all) {
-    ARROW_RETURN_NOT_OK(engine::batch::EnsureComputeInitialized());
-    arrow::BooleanBuilder keep;
-    ARROW_RETURN_NOT_OK(keep.Reserve(all));
-    for (int64_t g = 0; g < all; ++g) keep.UnsafeAppend(live_[g] != 0);
-    ARROW_ASSIGN_OR_RAISE(auto mask, keep.Finish());
-    ARROW_ASSIGN_OR_RAISE(auto filtered, arrow::compute::Filter(out, mask));
-    out = filtered.table();
-  }
+  std::shared_ptr<arrow::Table> out = arrow::Table::Make(arrow::schema(fields), columns,
+                                                         static_cast<int64_t>(gids_.size()));
   table_ = out;
   return out;
 }
