@@ -488,8 +488,12 @@ arrow::Result<std::shared_ptr<arrow::Table>> PartialMerger::Merge(
   auto& grouper = m_->grouper;
   auto& accs = m_->accs;
   // The groups of a state this merger produced (and Keep saw) are hashed
-  // already; any other state is loaded afresh.
-  const bool kept = own && state.get() == table_.get();
+  // already; any other state is loaded afresh. So is a kept state whose key
+  // columns have gathered many chunks (each kept merge adds one), which also
+  // bounds the chunks when no group ever leaves.
+  constexpr int kMaxChunks = 32;
+  const bool kept = own && state.get() == table_.get() &&
+                    (groups == 0 || state->column(0)->num_chunks() <= kMaxChunks);
   bool fresh = !kept;
   std::vector<uint8_t> touched;
   bool touched_dead = false;
