@@ -51,7 +51,13 @@ def thund(*argv):
     pin = ["taskset", "-c", ",".join(str(c) for c in range(CORES))]
     cmd = ["/usr/bin/time", "-f", "TIME %e %M", *pin, os.path.join(BUILD, "thund"), *argv,
            "--threads", str(CORES)]
-    p = subprocess.run(cmd, capture_output=True, text=True)
+    # Output goes to files, not pipes: a harness reading a pipe during the run
+    # would wake on the pinned core and slow the run it measures.
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        code = subprocess.run(cmd, stdout=out, stderr=err).returncode
+        out.seek(0)
+        err.seek(0)
+        p = subprocess.CompletedProcess(cmd, code, out.read(), err.read())
     if p.returncode != 0:
         raise SystemExit(f"{' '.join(argv)} failed:\n{p.stdout[-2000:]}\n{p.stderr[-2000:]}")
     return p
