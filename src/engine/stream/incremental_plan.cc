@@ -424,6 +424,7 @@ arrow::Result<FlowIncremental> PlanFlowIncremental(const Pipeline& p, const Flow
     const bool fits =
         w && w == out.plan.window && scan && scan->kind == NodeKind::kScan &&
         scan->scan.kind == plan::ScanKind::kDataset && out.plan.stream_inputs.size() == 1 &&
+        internal::Lower(scan->scan.Joined()) == internal::Lower(out.plan.stream_inputs[0]) &&
         (w->window.shape == plan::WindowShape::kTumbling ||
          (w->window.shape == plan::WindowShape::kHopping && out.agg.pane_windows > 0));
     if (!fits) out.agg.direct = {};
