@@ -70,6 +70,24 @@ class Accumulator {
       const std::vector<uint32_t>& order) = 0;
 };
 
+// Per group: the folded value and whether any was folded in yet.
+template <typename V>
+class Slots : public Accumulator {
+ public:
+  void Resize(int64_t groups) override {
+    values_.resize(groups);
+    set_.resize(groups, 0);
+  }
+  void Clear() override {
+    values_.clear();
+    set_.clear();
+  }
+
+ protected:
+  std::vector<V> values_;
+  std::vector<uint8_t> set_;
+};
+
 // SQL orders NaN above every other value; C++'s < does not order it.
 template <typename T>
 bool Less(const T& a, const T& b) {
@@ -82,19 +100,13 @@ bool Less(const T& a, const T& b) {
 
 // Fixed-width values: integers, floats, temporal types, decimals (as __int128).
 template <typename T>
-class FixedAccumulator : public Accumulator {
+class FixedAccumulator : public Slots<T> {
+  using Slots<T>::values_;
+  using Slots<T>::set_;
+
  public:
   FixedAccumulator(std::shared_ptr<arrow::DataType> type, Fold fold, __int128 decimal_limit = 0)
       : type_(std::move(type)), fold_(fold), decimal_limit_(decimal_limit) {}
-
-  void Resize(int64_t groups) override {
-    values_.resize(groups);
-    set_.resize(groups, 0);
-  }
-  void Clear() override {
-    values_.clear();
-    set_.clear();
-  }
 
   arrow::Status Add(const arrow::Array& values, const uint32_t* ids) override {
     const arrow::ArrayData& d = *values.data();
@@ -156,21 +168,11 @@ class FixedAccumulator : public Accumulator {
   std::shared_ptr<arrow::DataType> type_;
   Fold fold_;
   __int128 decimal_limit_;  // 10^precision for decimals, else 0
-  std::vector<T> values_;
-  std::vector<uint8_t> set_;
 };
 
-class BoolAccumulator : public Accumulator {
+class BoolAccumulator : public Slots<uint8_t> {
  public:
   explicit BoolAccumulator(Fold fold) : fold_(fold) {}
-  void Resize(int64_t groups) override {
-    values_.resize(groups, 0);
-    set_.resize(groups, 0);
-  }
-  void Clear() override {
-    values_.clear();
-    set_.clear();
-  }
   arrow::Status Add(const arrow::Array& values, const uint32_t* ids) override {
     if (fold_ == Fold::kSum) return arrow::Status::NotImplemented("sum of booleans");
     const auto& b = static_cast<const arrow::BooleanArray&>(values);
@@ -204,23 +206,14 @@ class BoolAccumulator : public Accumulator {
 
  private:
   Fold fold_;
-  std::vector<uint8_t> values_, set_;
 };
 
 // Strings and binaries (min / max, compared bytewise as DuckDB does).
 template <typename ArrayType, typename BuilderType>
-class BinaryAccumulator : public Accumulator {
+class BinaryAccumulator : public Slots<std::string> {
  public:
   BinaryAccumulator(std::shared_ptr<arrow::DataType> type, Fold fold)
       : type_(std::move(type)), fold_(fold) {}
-  void Resize(int64_t groups) override {
-    values_.resize(groups);
-    set_.resize(groups, 0);
-  }
-  void Clear() override {
-    values_.clear();
-    set_.clear();
-  }
   arrow::Status Add(const arrow::Array& values, const uint32_t* ids) override {
     if (fold_ != Fold::kMin && fold_ != Fold::kMax) {
       return arrow::Status::NotImplemented("folding ", type_->ToString(), " other than min/max");
@@ -253,8 +246,6 @@ class BinaryAccumulator : public Accumulator {
  private:
   std::shared_ptr<arrow::DataType> type_;
   Fold fold_;
-  std::vector<std::string> values_;
-  std::vector<uint8_t> set_;
 };
 
 arrow::Result<std::unique_ptr<Accumulator>> MakeAccumulator(
