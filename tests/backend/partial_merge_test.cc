@@ -59,7 +59,9 @@ class Columns {
       }
       case arrow::Type::BOOL: {
         arrow::BooleanBuilder b;
-        for (int64_t i = 0; i < n; ++i) Null() ? (void)b.AppendNull() : (void)b.Append(Pick(2) == 1);
+        for (int64_t i = 0; i < n; ++i) {
+          Null() ? (void)b.AppendNull() : (void)b.Append(Pick(2) == 1);
+        }
         return b.Finish().ValueOrDie();
       }
       case arrow::Type::STRING: {
@@ -227,7 +229,9 @@ TEST_F(PartialMergeTest, MergeEqualsTheSqlMergeForRandomKeysValuesAndNulls) {
       // partials); even ones: a copy without __touched (loaded afresh).
       if (c % 2 == 1) {
         arrow::BooleanBuilder leave;
-        for (int64_t r = 0; r < (*fast)->num_rows(); ++r) ASSERT_TRUE(leave.Append(gen.Pick(3) == 0).ok());
+        for (int64_t r = 0; r < (*fast)->num_rows(); ++r) {
+          ASSERT_TRUE(leave.Append(gen.Pick(3) == 0).ok());
+        }
         auto left = std::make_shared<arrow::ChunkedArray>(leave.Finish().ValueOrDie());
         auto stay = arrow::compute::Filter(*fast, arrow::compute::Invert(left).ValueOrDie())
                         .ValueOrDie()

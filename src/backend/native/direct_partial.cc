@@ -30,9 +30,9 @@ arrow::Result<std::shared_ptr<arrow::Array>> As(const std::shared_ptr<arrow::Arr
 }
 
 // Timestamps of `type` (microseconds) from `us`, NULL where `valid` is 0.
-arrow::Result<std::shared_ptr<arrow::Array>> Timestamps(const std::vector<int64_t>& us,
-                                                        const std::vector<uint8_t>& valid,
-                                                        const std::shared_ptr<arrow::DataType>& type) {
+arrow::Result<std::shared_ptr<arrow::Array>> Timestamps(
+    const std::vector<int64_t>& us, const std::vector<uint8_t>& valid,
+    const std::shared_ptr<arrow::DataType>& type) {
   if (type->id() != arrow::Type::TIMESTAMP ||
       static_cast<const arrow::TimestampType&>(*type).unit() != arrow::TimeUnit::MICRO) {
     return arrow::Status::NotImplemented("a window bound of type ", type->ToString());
@@ -50,9 +50,9 @@ arrow::Result<std::shared_ptr<arrow::Table>> DirectPartial(
     PartialMerger* merger) {
   ARROW_RETURN_NOT_OK(engine::batch::EnsureComputeInitialized());
   const auto& d = agg.direct;
-  if (!d.usable || partial_schema->num_fields() != agg.num_groups + static_cast<int>(agg.merge.size()) ||
-      static_cast<int>(d.keys.size()) != agg.num_groups ||
-      d.partials.size() != agg.merge.size()) {
+  const int columns = agg.num_groups + static_cast<int>(agg.merge.size());
+  if (!d.usable || partial_schema->num_fields() != columns ||
+      static_cast<int>(d.keys.size()) != agg.num_groups || d.partials.size() != agg.merge.size()) {
     return arrow::Status::NotImplemented("the aggregation is not one C++ computes directly");
   }
   const int64_t n = rows->num_rows();

@@ -472,7 +472,8 @@ arrow::Result<std::shared_ptr<arrow::Table>> PartialMerger::Merge(
     for (int i = 0; i < schema.num_fields(); ++i) cols[i] = i;
     ARROW_ASSIGN_OR_RAISE(own, state->SelectColumns(cols));
     if (!SameTypes(*own->schema(), schema)) {
-      return arrow::Status::NotImplemented("the state's partials have other types than the new ones");
+      return arrow::Status::NotImplemented(
+          "the state's partials have other types than the new ones");
     }
   }
   const KeyLayout& layout = m_->layout;
@@ -590,7 +591,8 @@ arrow::Result<std::shared_ptr<arrow::Table>> PartialMerger::Merge(
 void PartialMerger::Keep(const std::shared_ptr<arrow::Table>& merged,
                          const std::shared_ptr<arrow::ChunkedArray>& left,
                          const std::shared_ptr<arrow::Table>& kept) {
-  if (merged.get() != table_.get() || (left && left->length() != static_cast<int64_t>(gids_.size()))) {
+  const int64_t rows = static_cast<int64_t>(gids_.size());
+  if (merged.get() != table_.get() || (left && left->length() != rows)) {
     table_.reset();
     return;
   }
