@@ -265,6 +265,9 @@ struct StreamingSpec {
   // the watermark at arrival; incremental mode only), with the columns
   // `__flow` and `__watermark` added. "" = none: late rows are only counted.
   std::string late_rows;
+  // Incremental mode: how long (event time, behind the watermark) a join of
+  // two streams without a time bound keeps a row (nullopt = for ever).
+  std::optional<int64_t> state_ttl_ms;
 
   bool operator==(const StreamingSpec&) const = default;
   std::string ToString() const;

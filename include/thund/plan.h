@@ -70,6 +70,9 @@ struct Expr {
   // kStar: the columns after EXCLUDE and REPLACE (names as written).
   std::vector<std::string> star_exclude, star_replace;
   std::string sql;                      // the expression as DuckDB SQL
+  // kWindowFunction: how many of `args` are f's own arguments, and how many
+  // after them are the PARTITION BY (the rest are the ORDER BY).
+  int function_args = 0, partition_args = 0;
   std::shared_ptr<arrow::DataType> type;  // bound type, null when unknown
   TextPos pos;
 
@@ -152,6 +155,7 @@ struct JoinInfo {
   struct TimeBound {
     Expr left_time, right_time;  // the two time columns
     std::string lower_sql, upper_sql;  // the bounds as written (DuckDB SQL)
+    Expr lower, upper;                 // the bounds as expressions
   };
   std::optional<TimeBound> time_bound;
 };

@@ -16,6 +16,10 @@ namespace thund {
 // Text that is already DuckDB SQL comes back unchanged. Idempotent.
 // Thread-safe.
 arrow::Result<std::string> SparkToDuckDb(std::string_view spark_sql);
+// The same, with every tumbling and hopping window assignment keeping only
+// the windows whose end E has getvariable('__thund_wlo') < epoch_us(E) <=
+// getvariable('__thund_whi') (the incremental window-local operator).
+arrow::Result<std::string> SparkToDuckDbWindowBounded(std::string_view spark_sql);
 
 // True when the query reads a relation as a stream (FROM STREAM(x) /
 // FROM STREAM x / STREAM read_...(...)): SDP's mark of a streaming flow.

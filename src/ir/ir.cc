@@ -256,6 +256,7 @@ std::string StreamingSpec::ToString() const {
   if (watermark) out += ", " + watermark->ToString();
   if (window) out += ", " + window->ToString();
   if (!late_rows.empty()) out += ", late_rows=" + late_rows;
+  if (state_ttl_ms) out += ", state_ttl=" + FormatDuration(*state_ttl_ms);
   return out + "}";
 }
 

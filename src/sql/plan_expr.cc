@@ -117,7 +117,9 @@ Expr ExprConverter::Convert(const Json& j) {
     e.kind = ExprKind::kWindowFunction;
     e.name = internal::Lower(Str(j, "function_name"));
     children("children");
+    e.function_args = static_cast<int>(e.args.size());
     children("partitions");
+    e.partition_args = static_cast<int>(e.args.size()) - e.function_args;
     if (const Json* orders = Field(j, "orders"); orders && orders->is_array()) {
       for (const auto& o : *orders) {
         if (const Json* x = Field(o, "expression")) e.args.push_back(Convert(*x));
@@ -210,6 +212,8 @@ void ExprConverter::Fill(plan::PlanNode& n) const {
     FillExpr(n.join.time_bound->right_time);
     FillText(&n.join.time_bound->lower_sql);
     FillText(&n.join.time_bound->upper_sql);
+    FillExpr(n.join.time_bound->lower);
+    FillExpr(n.join.time_bound->upper);
   }
   if (n.limit) FillText(&*n.limit);
   if (n.offset) FillText(&*n.offset);

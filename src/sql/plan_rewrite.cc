@@ -21,18 +21,26 @@ arrow::Result<std::string> AddWindowEndColumn(std::string_view duck_sql, const s
   }
   const std::string quoted = QuoteIdent(name);
   const Json* key = nullptr;
-  bool tvf = false;
+  const Json* tvf = nullptr;  // the window_start key of a TUMBLE / HOP
   if (const Json* g = Field(node, "group_expressions"); g && g->is_array()) {
     for (const auto& k : *g) {
       if (IsWindowKey(k)) key = &k;
-      if (LastColumnName(k) == "window_start") tvf = true;
+      if (LastColumnName(k) == "window_start") tvf = &k;
     }
   }
   std::string tmpl;
   if (key) {
     tmpl = "SELECT max(struct_extract(__thund_window_key, 'end')) AS " + quoted;
   } else if (tvf) {
-    tmpl = "SELECT max(window_end) AS " + quoted;
+    // window_end under the qualifier of window_start (x.window_start: a
+    // join may have several).
+    std::string end;
+    if (const Json* names = Field(*tvf, "column_names"); names && names->is_array()) {
+      for (size_t i = 0; i + 1 < names->size(); ++i) {
+        if ((*names)[i].is_string()) end += QuoteIdent((*names)[i].get<std::string>()) + ".";
+      }
+    }
+    tmpl = "SELECT max(" + end + "window_end) AS " + quoted;
   } else {
     return arrow::Status::NotImplemented(
         "the outermost SELECT does not group by a time window");

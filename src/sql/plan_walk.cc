@@ -640,9 +640,11 @@ class Walker {
           Field(*c, "upper") && Str((*c)["input"], "class") == "COLUMN_REF") {
         plan::JoinInfo::TimeBound b;
         b.right_time = exprs_.Convert((*c)["input"]);
-        b.lower_sql = exprs_.Convert((*c)["lower"]).sql;
-        b.upper_sql = exprs_.Convert((*c)["upper"]).sql;
-        const Expr lower = exprs_.Convert((*c)["lower"]);
+        b.lower = exprs_.Convert((*c)["lower"]);
+        b.upper = exprs_.Convert((*c)["upper"]);
+        b.lower_sql = b.lower.sql;
+        b.upper_sql = b.upper.sql;
+        const Expr& lower = b.lower;
         b.left_time = ExprConverter::FirstColumn(lower);
         n->join.time_bound = std::move(b);
       }
@@ -673,8 +675,10 @@ class Walker {
       const Expr lower = exprs_.Convert(*b.lower);
       tb.left_time = ExprConverter::FirstColumn(lower);
       if (tb.left_time.kind != ExprKind::kColumn) continue;
+      tb.lower = lower;
+      tb.upper = exprs_.Convert(*b.upper);
       tb.lower_sql = lower.sql;
-      tb.upper_sql = exprs_.Convert(*b.upper).sql;
+      tb.upper_sql = tb.upper.sql;
       n->join.time_bound = std::move(tb);
     }
     if (rest.size() == 1) {

@@ -186,9 +186,14 @@ arrow::Result<std::string> SparkToDuckDb(std::string_view spark_sql) {
   return sql::TranslateToDuckDb(spark_sql, /*hop_panes=*/false);
 }
 
+arrow::Result<std::string> SparkToDuckDbWindowBounded(std::string_view spark_sql) {
+  return sql::TranslateToDuckDb(spark_sql, /*hop_panes=*/false, /*window_bounds=*/true);
+}
+
 namespace sql {
 
-arrow::Result<std::string> TranslateToDuckDb(std::string_view spark_sql, bool hop_panes) {
+arrow::Result<std::string> TranslateToDuckDb(std::string_view spark_sql, bool hop_panes,
+                                             bool window_bounds) {
   static constexpr sql::Pass kPasses[] = {
       sql::FileReadPass,  sql::LexicalPass,     sql::StreamPass,   sql::WatermarkPass,
       sql::IntervalPass,  sql::TypePass,        sql::FunctionPass, sql::OperatorPass,
@@ -212,7 +217,7 @@ arrow::Result<std::string> TranslateToDuckDb(std::string_view spark_sql, bool ho
         }
         sql::Structure st = sql::Analyze(lex.tokens);
         std::vector<sql::Edit> edits;
-        ARROW_RETURN_NOT_OK(pass({text, lex.tokens, st, hop_panes}, &edits));
+        ARROW_RETURN_NOT_OK(pass({text, lex.tokens, st, hop_panes, window_bounds}, &edits));
         if (edits.empty()) break;
         text = sql::ApplyEdits(text, sql::InnermostNonOverlapping(std::move(edits)));
       }

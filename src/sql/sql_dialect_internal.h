@@ -32,10 +32,19 @@ struct PassInput {
   // incremental aggregate expands panes to windows after the partial
   // aggregation (backend/native/partial_merge.h, ExpandPanes).
   bool hop_panes = false;
+  // Every tumbling and hopping window assignment keeps only the windows whose
+  // end E has getvariable('__thund_wlo') < epoch_us(E) <=
+  // getvariable('__thund_whi') (the incremental mode's window-local operator
+  // sets the two variables to the windows that close in a trigger).
+  bool window_bounds = false;
 };
 
 // SparkToDuckDb, with hopping windows as panes when `hop_panes`.
-arrow::Result<std::string> TranslateToDuckDb(std::string_view spark_sql, bool hop_panes);
+arrow::Result<std::string> TranslateToDuckDb(std::string_view spark_sql, bool hop_panes,
+                                             bool window_bounds = false);
+
+// " AND <end within the bounds>" when `in.window_bounds`, else "".
+std::string WindowBoundsSql(const PassInput& in, const std::string& end);
 
 using Pass = arrow::Status (*)(const PassInput&, std::vector<Edit>*);
 

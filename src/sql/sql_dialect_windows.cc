@@ -14,6 +14,13 @@
 #include "sql/sql_dialect_internal.h"
 
 namespace thund::sql {
+
+std::string WindowBoundsSql(const PassInput& in, const std::string& end) {
+  if (!in.window_bounds) return "";
+  return " AND epoch_us(" + end + ") > getvariable('__thund_wlo') AND epoch_us(" + end +
+         ") <= getvariable('__thund_whi')";
+}
+
 namespace {
 
 struct WindowCall {
@@ -188,7 +195,8 @@ arrow::Status WindowGroupPass(const PassInput& in, std::vector<Edit>* out) {
       }
     }
     // Spark leaves rows without event time out of every window.
-    const std::string not_null = "(" + ts + ") IS NOT NULL";
+    const std::string not_null =
+        "(" + ts + ") IS NOT NULL" + WindowBoundsSql(in, AddMicros(s, spec->size));
     if (blk.where != kNone) {
       size_t w1 = blk.ClauseEnd(blk.where);
       out->push_back({t[blk.where + 1].begin, t[blk.where + 1].begin, "("});
@@ -205,12 +213,14 @@ arrow::Status WindowGroupPass(const PassInput& in, std::vector<Edit>* out) {
     if (spec->slide == spec->size) {
       std::string s = WindowStartExpr(ts, spec->size, spec->offset);
       lateral = "LATERAL (SELECT {'start': " + s + ", 'end': " + AddMicros(s, spec->size) +
-                "} AS \"window\" WHERE (" + ts + ") IS NOT NULL) AS __thund_w";
+                "} AS \"window\" WHERE (" + ts + ") IS NOT NULL" +
+                WindowBoundsSql(in, AddMicros(s, spec->size)) + ") AS __thund_w";
     } else {
       lateral = "LATERAL (SELECT {'start': __thund_ws, 'end': " +
                 AddMicros("__thund_ws", spec->size) + "} AS \"window\" FROM " +
                 HopStarts(ts, spec->size, spec->slide, spec->offset, "__thund_ws", in.hop_panes) +
-                " WHERE (" + ts + ") < " + AddMicros("__thund_ws", spec->size) + ") AS __thund_w";
+                " WHERE (" + ts + ") < " + AddMicros("__thund_ws", spec->size) +
+                WindowBoundsSql(in, AddMicros("__thund_ws", spec->size)) + ") AS __thund_w";
     }
     size_t at = t[from_end - 1].end;
     out->push_back({at, at, ", " + lateral});
@@ -397,7 +407,8 @@ arrow::Status WindowTvfPass(const PassInput& in, std::vector<Edit>* out) {
     } else if (call->tumble) {
       std::string s = WindowStartExpr(ts, call->size, 0);
       repl = "(SELECT *, " + s + " AS window_start, " + AddMicros(s, call->size) +
-             " AS window_end FROM " + relation + " WHERE (" + ts + ") IS NOT NULL)";
+             " AS window_end FROM " + relation + " WHERE (" + ts + ") IS NOT NULL" +
+             WindowBoundsSql(in, AddMicros(s, call->size)) + ")";
     } else {
       // Each row times the window count (a cross join with a constant range:
       // DuckDB runs that about twice as fast as a LATERAL subquery), then
@@ -409,7 +420,8 @@ arrow::Status WindowTvfPass(const PassInput& in, std::vector<Edit>* out) {
                        "-(__thund_i * " + std::to_string(call->slide) + ")") +
              " AS __thund_ws FROM " + relation + " CROSS JOIN range(" + std::to_string(n) +
              ") AS __thund_r(__thund_i)) WHERE (" + ts + ") < " +
-             AddMicros("__thund_ws", call->size) + ")";
+             AddMicros("__thund_ws", call->size) +
+             WindowBoundsSql(in, AddMicros("__thund_ws", call->size)) + ")";
     }
     out->push_back({t[i].begin, t[call->close].end, repl});
     i = call->close;

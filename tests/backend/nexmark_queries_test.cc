@@ -1,7 +1,9 @@
-// The Nexmark queries of bench/nexmark/ (q0, q1, q2, q5's HOP count, q7's
-// TUMBLE max, q11's sessions) on a small bounded run: incremental mode never
-// falls back and ends equal to Recompute mode, which ends equal to the batch
-// query (stream_recompute_test.cc and the property test check that rule).
+// The Nexmark queries of bench/nexmark/ (q0, q1, q2, q3, q4, q5 and its HOP
+// count, q7 and its TUMBLE max, q8, q11's sessions) on a small bounded run:
+// incremental mode ends equal to Recompute mode, which ends equal to the
+// batch query (stream_recompute_test.cc and the property test check that
+// rule). Every query but q4 runs incrementally; q4 (a nested aggregation over
+// a join bounded by a column, A.expires) falls back to Recompute.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -24,8 +26,9 @@ std::string Load(const std::string& query, const std::string& mode) {
   auto fill = [&](const std::string& key, const std::string& value) {
     for (size_t at; (at = sql.find(key)) != std::string::npos;) sql.replace(at, key.size(), value);
   };
-  fill("{rows}", "4000");
-  fill("{per_trigger}", "450");
+  // Enough event time (10,000 events per second) for several 10-second windows.
+  fill("{rows}", "60000");
+  fill("{per_trigger}", "7000");
   fill("{mode}", mode);
   return sql;
 }
@@ -42,7 +45,10 @@ TEST_P(NexmarkQueriesTest, IncrementalEqualsRecompute) {
     events_.clear();
     RunSummary s = Run(ParsePipeline(Load(q, mode)), o);
     ASSERT_EQ(s.status, RunPhase::kCompleted) << s.ToString();
-    for (const auto& e : events_) ASSERT_NE(e.kind, RunEvent::Kind::kFallback) << e.message;
+    for (const auto& e : events_) {
+      if (q == "q4" && mode == "incremental") continue;
+      ASSERT_NE(e.kind, RunEvent::Kind::kFallback) << e.message;
+    }
     out[mode] = Oracle("SELECT * FROM read_parquet(" +
                        QuoteString(Path(mode) + "/" + q + "/current/*.parquet") + ")");
     ASSERT_TRUE(out[mode]);
@@ -53,8 +59,8 @@ TEST_P(NexmarkQueriesTest, IncrementalEqualsRecompute) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Queries, NexmarkQueriesTest,
-                         ::testing::Values("q0", "q1", "q2", "q5_hop_count", "q7_tumble_max",
-                                           "q11"));
+                         ::testing::Values("q0", "q1", "q2", "q3", "q4", "q5", "q5_hop_count",
+                                           "q7", "q7_tumble_max", "q8", "q11"));
 
 }  // namespace
 }  // namespace thund::native::testing

@@ -5,7 +5,8 @@
 namespace thund::file {
 
 const std::vector<std::string_view> kStreamingKeys = {"mode",      "trigger", "output_mode",
-                                                      "watermark", "window",  "late_rows"};
+                                                      "watermark", "window",  "late_rows",
+                                                      "state_ttl"};
 const std::vector<std::string_view> kWatermarkKeys = {"column", "allowed_lateness", "idle_timeout"};
 const std::vector<std::string_view> kWindowKeys = {"kind", "column", "size", "slide", "gap"};
 
@@ -98,6 +99,7 @@ StreamingSpec DecodeStreaming(Reader& r, const YAML::Node& node, const YAML::Mar
     s.window = DecodeWindow(r, e->value, e->mark(), m.PathOf("window"));
   }
   m.String("late_rows", &s.late_rows);
+  m.OptDuration("state_ttl", &s.state_ttl_ms);
   return s;
 }
 

@@ -71,6 +71,7 @@ OutNode EncodeStreaming(const StreamingSpec& s) {
     m.Add("window", std::move(w));
   }
   if (!s.late_rows.empty()) m.Add("late_rows", OutNode::Str(s.late_rows));
+  if (s.state_ttl_ms) m.Add("state_ttl", EncodeDuration(*s.state_ttl_ms));
   return m;
 }
 

@@ -5,7 +5,7 @@
 //            schema_metadata
 //   flow:    streaming, trigger, output_mode, mode, watermark,
 //            allowed_lateness, idle_timeout, window, window_column,
-//            window_size, window_slide, window_gap, late_rows
+//            window_size, window_slide, window_gap, late_rows, state_ttl
 // Flow options start from what the query implies (WATERMARK, window()).
 #include <algorithm>
 #include <charconv>
@@ -28,7 +28,7 @@ constexpr std::string_view kFlowKeys[] = {"streaming",        "trigger",      "o
                                            "mode",             "watermark",    "allowed_lateness",
                                            "idle_timeout",     "window",       "window_column",
                                            "window_size",      "window_slide", "window_gap",
-                                           "late_rows"};
+                                           "late_rows",        "state_ttl"};
 
 bool In(std::string_view key, const auto& set) {
   for (auto k : set) {
@@ -271,6 +271,15 @@ bool StatementParser::ApplyOptions(const std::vector<Option>& options, thund::Da
         } else if (!scalar(o, &sp->late_rows)) {
           return false;
         }
+      } else if (key == "state_ttl") {
+        if (IsNone(o.value)) {
+          sp->state_ttl_ms.reset();
+          continue;
+        }
+        int64_t ms = 0;
+        if (!duration(o, &ms)) return false;
+        if (ms <= 0) return Fail(o.token, "state_ttl must be positive", "", "sql-option");
+        sp->state_ttl_ms = ms;
       } else if (key == "allowed_lateness" || key == "idle_timeout") {
         if (!sp->watermark) {
           return Fail(o.token, "option '" + o.key + "' needs a watermark",

@@ -1,19 +1,24 @@
 #include "backend/native/incremental_flow.h"
 
 #include <algorithm>
+#include <cctype>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include <arrow/array/array_primitive.h>
+#include <arrow/array/builder_primitive.h>
 #include <arrow/compute/api.h>
 
 #include "backend/native/flow_runner.h"
 #include "backend/native/direct_partial.h"
+#include "backend/native/incremental_cdc.h"
 #include "backend/native/partial_merge.h"
 #include "engine/batch/compute_init.h"
 #include "engine/duckdb/sql_quote.h"
 #include "engine/stream/output_mode.h"
 #include "ir/validate_internal.h"
 #include "sql/duckdb_types.h"
+#include "thund/sql_dialect.h"
 #include "thund/validate.h"
 
 namespace thund::native {
@@ -189,6 +194,13 @@ class Stepper {
   arrow::Status Stateless();
   arrow::Status PartialAggregate();
   arrow::Status RowsAggregate();
+  arrow::Status Windowed();
+  arrow::Status StreamJoin();
+  // The rows of input `i` whose time column t has lo < t + to_us and
+  // t + from_us <= hi (nullopt bounds are open), by the input's reach.
+  arrow::Result<std::shared_ptr<arrow::Table>> Reaching(size_t i,
+                                                        std::optional<int64_t> lo,
+                                                        std::optional<int64_t> hi);
   arrow::Result<std::shared_ptr<arrow::Table>> Q(const std::string& sql) {
     return Query(ctx_, flow_, sql);
   }
@@ -289,7 +301,8 @@ arrow::Status Stepper::Emit(std::shared_ptr<arrow::Table> rows) {
   ARROW_ASSIGN_OR_RAISE(rows, DropHidden(std::move(rows)));
   if (rows->num_rows() == 0) return arrow::Status::OK();
   ARROW_ASSIGN_OR_RAISE(auto checked, CheckRows(ctx_, ds_, flow_, rows, &step_));
-  if (Mode() == OutputMode::kUpdate && inc_.plan.op != IncrementalOperator::kStateless) {
+  if (Mode() == OutputMode::kUpdate && inc_.plan.op != IncrementalOperator::kStateless &&
+      inc_.plan.op != IncrementalOperator::kStreamJoin) {
     ARROW_ASSIGN_OR_RAISE(auto prev, Emitted(checked));
     Registered r_prev(ctx_, kPrev), r_delta(ctx_, kDelta);
     ARROW_RETURN_NOT_OK(r_prev.Set(prev));
@@ -663,6 +676,134 @@ arrow::Status Stepper::RowsAggregate() {
   return arrow::Status::OK();
 }
 
+arrow::Result<std::shared_ptr<arrow::Table>> Stepper::Reaching(size_t i,
+                                                               std::optional<int64_t> lo,
+                                                               std::optional<int64_t> hi) {
+  const std::shared_ptr<arrow::Table>& t = inc_.sides[i];
+  const engine::stream::RowReach& r = inc_.plan.reach[i];
+  std::shared_ptr<arrow::ChunkedArray> col;
+  for (int c = 0; c < t->num_columns(); ++c) {
+    if (SameName(t->schema()->field(c)->name(), r.time_column)) col = t->column(c);
+  }
+  if (!col || col->type()->id() != arrow::Type::TIMESTAMP) {
+    return FlowError(flow_, arrow::Status::Invalid(
+                                "the time column '", r.time_column, "' of '", r.input,
+                                "' is not a timestamp column of its rows"));
+  }
+  const auto unit = std::static_pointer_cast<arrow::TimestampType>(col->type())->unit();
+  arrow::BooleanBuilder keep;
+  ARROW_RETURN_NOT_OK(keep.Reserve(t->num_rows()));
+  int64_t kept = 0;
+  for (const auto& chunk : col->chunks()) {
+    auto arr = std::static_pointer_cast<arrow::TimestampArray>(chunk);
+    for (int64_t k = 0; k < arr->length(); ++k) {
+      bool in = arr->IsValid(k);
+      if (in) {
+        const int64_t v = FloorMicros(arr->Value(k), unit);
+        // Overflow-free forms of lo < v + to and v + from <= hi.
+        if (lo) in = v > *lo - r.to_us;
+        if (in && hi) in = v <= *hi - r.from_us;
+      }
+      keep.UnsafeAppend(in);
+      kept += in;
+    }
+  }
+  if (kept == t->num_rows()) return t;
+  ARROW_ASSIGN_OR_RAISE(auto mask, keep.Finish());
+  ARROW_ASSIGN_OR_RAISE(auto filtered, arrow::compute::Filter(t, mask));
+  return filtered.table();
+}
+
+arrow::Status Stepper::Windowed() {
+  const auto& inputs = inc_.plan.stream_inputs;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const auto& rows = fresh_[inputs[i]];
+    if (rows && rows->num_rows() > 0) {
+      ARROW_ASSIGN_OR_RAISE(inc_.sides[i], Append(inc_.sides[i], rows));
+    }
+    if (!inc_.sides[i]) {
+      ARROW_ASSIGN_OR_RAISE(inc_.sides[i], EmptyLike(rows));
+    }
+  }
+  if (w_now_ == kNoWatermark || w_now_ == w_prev_) return arrow::Status::OK();
+  // The windows that close: W_prev < end + delay <= W_now.
+  const int64_t delay = inc_.plan.emit_delay_us;
+  std::optional<int64_t> lo, hi;
+  if (w_prev_ != kNoWatermark) lo = w_prev_ - delay;
+  if (w_now_ != kEndOfInput) hi = w_now_ - delay;
+  if (!lo || !hi || *lo < *hi) {
+    InputBinding binding(ctx_, streams_);
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      ARROW_ASSIGN_OR_RAISE(auto rows, Reaching(i, lo, hi));
+      ARROW_RETURN_NOT_OK(binding.Bind(inputs[i], rows));
+    }
+    ARROW_RETURN_NOT_OK(ctx_.session->Execute(
+        "SET VARIABLE __thund_wlo = " +
+        std::to_string(lo.value_or(std::numeric_limits<int64_t>::min() + 1)) + "::BIGINT"));
+    ARROW_RETURN_NOT_OK(ctx_.session->Execute(
+        "SET VARIABLE __thund_whi = " +
+        std::to_string(hi.value_or(std::numeric_limits<int64_t>::max())) + "::BIGINT"));
+    ARROW_ASSIGN_OR_RAISE(auto out, Q(inc_.query_sql));
+    ARROW_RETURN_NOT_OK(Emit(out));
+  }
+  // Rows that reach no window still open (end > W_now - delay) leave.
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!hi) {
+      ARROW_ASSIGN_OR_RAISE(inc_.sides[i], EmptyLike(inc_.sides[i]));
+    } else {
+      ARROW_ASSIGN_OR_RAISE(inc_.sides[i], Reaching(i, hi, std::nullopt));
+    }
+  }
+  return arrow::Status::OK();
+}
+
+arrow::Status Stepper::StreamJoin() {
+  const auto& inputs = inc_.plan.stream_inputs;
+  std::shared_ptr<arrow::Table> fresh[2], kept[2];
+  for (size_t i = 0; i < 2; ++i) {
+    fresh[i] = fresh_[inputs[i]];
+    kept[i] = inc_.sides[i];
+    if (!kept[i]) {
+      ARROW_ASSIGN_OR_RAISE(kept[i], EmptyLike(fresh[i]));
+    }
+  }
+  std::shared_ptr<arrow::Table> out;
+  // new(A) x (kept(B) + new(B)), then kept(A) x new(B).
+  if (fresh[0]->num_rows() > 0) {
+    ARROW_ASSIGN_OR_RAISE(auto all_b, Append(kept[1], fresh[1]));
+    InputBinding binding(ctx_, streams_);
+    ARROW_RETURN_NOT_OK(binding.Bind(inputs[0], fresh[0]));
+    ARROW_RETURN_NOT_OK(binding.Bind(inputs[1], all_b));
+    ARROW_ASSIGN_OR_RAISE(out, Q(inc_.query_sql));
+  }
+  if (fresh[1]->num_rows() > 0 && kept[0]->num_rows() > 0) {
+    InputBinding binding(ctx_, streams_);
+    ARROW_RETURN_NOT_OK(binding.Bind(inputs[0], kept[0]));
+    ARROW_RETURN_NOT_OK(binding.Bind(inputs[1], fresh[1]));
+    ARROW_ASSIGN_OR_RAISE(auto more, Q(inc_.query_sql));
+    ARROW_ASSIGN_OR_RAISE(out, Append(out, more));
+  }
+  for (size_t i = 0; i < 2; ++i) {
+    ARROW_ASSIGN_OR_RAISE(inc_.sides[i], Append(kept[i], fresh[i]));
+    const engine::stream::RowReach& r = inc_.plan.reach[i];
+    if (w_now_ == kEndOfInput) {
+      ARROW_ASSIGN_OR_RAISE(inc_.sides[i], EmptyLike(inc_.sides[i]));
+    } else if (!r.unbounded && w_now_ != kNoWatermark) {
+      // Kept while t + to >= W: lo = W - 1 in Reaching's lo < t + to.
+      ARROW_ASSIGN_OR_RAISE(inc_.sides[i], Reaching(i, w_now_ - 1, std::nullopt));
+    }
+  }
+  if (!out) return arrow::Status::OK();
+  if (Mode() == OutputMode::kComplete) {
+    ARROW_ASSIGN_OR_RAISE(auto checked, CheckRows(ctx_, ds_, flow_, out, &step_));
+    ARROW_ASSIGN_OR_RAISE(auto all, Append(f_.rows, checked));
+    ReplaceRows(f_, all, &step_);
+    step_.rows_out = checked->num_rows();
+    return arrow::Status::OK();
+  }
+  return Emit(out);
+}
+
 arrow::Result<FlowStep> Stepper::Run() {
   w_prev_ = inc_.watermark_us.value_or(kNoWatermark);
   ARROW_RETURN_NOT_OK(TakeInputs());
@@ -689,6 +830,23 @@ arrow::Result<FlowStep> Stepper::Run() {
     case IncrementalOperator::kRowsAggregate:
       ARROW_RETURN_NOT_OK(RowsAggregate());
       break;
+    case IncrementalOperator::kWindowed:
+      ARROW_RETURN_NOT_OK(Windowed());
+      break;
+    case IncrementalOperator::kStreamJoin:
+      ARROW_RETURN_NOT_OK(StreamJoin());
+      break;
+    case IncrementalOperator::kCdc: {
+      // The change rows are the flow's query over the new input rows.
+      std::shared_ptr<arrow::Table> changes;
+      if (fresh_rows_ > 0) {
+        InputBinding binding(ctx_, streams_);
+        for (const auto& [name, rows] : fresh_) ARROW_RETURN_NOT_OK(binding.Bind(name, rows));
+        ARROW_ASSIGN_OR_RAISE(changes, Q(inc_.query_sql));
+      }
+      ARROW_RETURN_NOT_OK(ApplyIncrementalCdc(ctx_, ds_, f_, changes, &step_));
+      break;
+    }
   }
   return step_;
 }
@@ -707,10 +865,17 @@ int64_t TableBytes(const std::shared_ptr<arrow::Table>& t) {
 }  // namespace
 
 int64_t IncrementalFlow::StateRows() const {
-  return (partials ? partials->num_rows() : 0) + (kept ? kept->num_rows() : 0);
+  int64_t n = (partials ? partials->num_rows() : 0) + (kept ? kept->num_rows() : 0);
+  n += cdc_log ? cdc_log->num_rows() : 0;
+  for (const auto& s : sides) n += s ? s->num_rows() : 0;
+  return n;
 }
 
-int64_t IncrementalFlow::StateBytes() const { return TableBytes(partials) + TableBytes(kept); }
+int64_t IncrementalFlow::StateBytes() const {
+  int64_t n = TableBytes(partials) + TableBytes(kept) + TableBytes(cdc_log);
+  for (const auto& s : sides) n += TableBytes(s);
+  return n;
+}
 
 arrow::Result<std::shared_ptr<IncrementalFlow>> MakeIncrementalFlow(
     RunContext& ctx, const FlowStream& f, const std::map<std::string, DatasetStream*>& streams,
@@ -721,9 +886,6 @@ arrow::Result<std::shared_ptr<IncrementalFlow>> MakeIncrementalFlow(
     case FlowShape::kSource:
     case FlowShape::kOnce:
       return nullptr;  // already incremental / runs once
-    case FlowShape::kCdc:
-      *fallback = "AUTO CDC: incremental change application comes in the next release";
-      return nullptr;
     default:
       break;
   }
@@ -762,9 +924,69 @@ arrow::Result<std::shared_ptr<IncrementalFlow>> MakeIncrementalFlow(
     inc->clocks[in] = clock;
   }
   ARROW_ASSIGN_OR_RAISE(inc->query_sql, TranslateFlowSql(flow));
+  const OutputMode mode = flow.streaming ? flow.streaming->output_mode : OutputMode::kAppend;
+  if (inc->plan.op == IncrementalOperator::kWindowed) {
+    if (mode != OutputMode::kAppend) {
+      *fallback = std::string("the window-local query runs in append mode only (each window is "
+                              "emitted once, when it closes); this flow is in ") +
+                  Name(mode) + " mode";
+      return nullptr;
+    }
+    auto bounded = SparkToDuckDbWindowBounded(flow.sql);
+    if (!bounded.ok()) return FlowError(flow, bounded.status());
+    inc->query_sql = *bounded;
+    while (!inc->query_sql.empty() &&
+           (inc->query_sql.back() == ';' || std::isspace(static_cast<unsigned char>(inc->query_sql.back())))) {
+      inc->query_sql.pop_back();
+    }
+  }
+  if (inc->plan.op == IncrementalOperator::kWindowed ||
+      inc->plan.op == IncrementalOperator::kStreamJoin) {
+    inc->sides.resize(inc->plan.stream_inputs.size());
+    // A join without a time bound keeps rows for the state TTL, measured on
+    // each input's watermark column.
+    std::optional<int64_t> ttl;
+    if (flow.streaming) ttl = flow.streaming->state_ttl_ms;
+    for (auto& r : inc->plan.reach) {
+      if (!r.unbounded || !ttl) continue;
+      const InputClock& clock = inc->clocks[r.input];
+      if (clock.column.empty()) {
+        return FlowError(flow, arrow::Status::Invalid(
+                                   "state_ttl measures event time, but input '", r.input,
+                                   "' has no watermark: declare one (WATERMARK col DELAY OF ...)"));
+      }
+      r.unbounded = false;
+      r.time_column = clock.column;
+      r.to_us = *ttl * 1000;
+    }
+    for (const auto& r : inc->plan.reach) {
+      const DatasetStream* ds = FindStream(streams, r.input);
+      if (r.unbounded || !ds->schema) continue;
+      auto field = ds->schema->GetFieldByName(r.time_column);
+      if (!field) {
+        // Look the column up case-insensitively (DuckDB's rule).
+        for (const auto& fd : ds->schema->fields()) {
+          if (SameName(fd->name(), r.time_column)) field = fd;
+        }
+      }
+      if (!field || field->type()->id() != arrow::Type::TIMESTAMP) {
+        *fallback = "Scan " + r.input + ": its time column '" + r.time_column +
+                    "' is not a timestamp column of the stream";
+        return nullptr;
+      }
+    }
+    for (auto& r : inc->plan.reach) {
+      const DatasetStream* ds = FindStream(streams, r.input);
+      if (!ds->schema) continue;
+      for (const auto& fd : ds->schema->fields()) {
+        if (SameName(fd->name(), r.time_column)) r.time_column = fd->name();
+      }
+    }
+  }
   inc->definition = std::string(Name(flow.streaming ? flow.streaming->output_mode
                                                     : OutputMode::kAppend)) +
                     " " + flow.sql;
+  if (inc->plan.op == IncrementalOperator::kCdc) PrepareIncrementalCdc(flow, inc.get());
   if (inc->plan.op == IncrementalOperator::kPartialAggregate) {
     // The decomposed query must bind over the inputs (a check before any row
     // is taken, when their schemas are known).
@@ -824,6 +1046,7 @@ std::string IncrementalStateJson(const IncrementalFlow& inc) {
     if (c.max_event_us) clocks[name] = *c.max_event_us;
   }
   j["max_event_us"] = clocks;
+  if (inc.plan.op == IncrementalOperator::kCdc) j["cdc_ignored"] = inc.cdc_ignored;
   return j.dump();
 }
 
@@ -846,6 +1069,7 @@ arrow::Status RestoreIncrementalState(const std::string& json, IncrementalFlow* 
       auto it = inc->clocks.find(name);
       if (it != inc->clocks.end()) it->second.max_event_us = v.get<int64_t>();
     }
+    inc->cdc_ignored = j.value("cdc_ignored", int64_t{0});
   } catch (const std::exception& e) {
     return arrow::Status::Invalid("incremental state is damaged (", e.what(), ")");
   }

@@ -20,6 +20,15 @@
 //       leave the state.
 //     kRowsAggregate: the rows of open windows are kept and aggregated by the
 //       query itself; session windows merge there, per key.
+//     kWindowed: each input keeps the rows of its open windows; when W passes
+//       window ends, the query runs over the rows of the windows that closed
+//       (the dialect's window bounds keep the others out) and its result is
+//       emitted; rows whose windows all closed leave.
+//     kStreamJoin: new(A) x (kept(B) + new(B)) + kept(A) x new(B), then the
+//       new rows join the kept ones; a time bound evicts rows no future row
+//       can match.
+//     kCdc: AUTO CDC re-applied to the keys the new changes touch
+//       (incremental_cdc.h).
 //  When every source is exhausted W is +infinity: every window is emitted,
 //  and the result equals the batch query over the rows that were not late.
 //
@@ -68,6 +77,11 @@ struct IncrementalFlow {
   std::shared_ptr<arrow::Table> partials;  // kPartialAggregate
   std::shared_ptr<arrow::Table> kept;      // kRowsAggregate
   std::shared_ptr<arrow::Table> closed;    // Complete: results of closed windows
+  std::shared_ptr<arrow::Table> cdc_log;   // kCdc: change rows still needed per key
+  int64_t cdc_ignored = 0;                 // kCdc: change rows ignored so far
+  // kWindowed / kStreamJoin: the kept rows of each stream input, in the
+  // order of plan.stream_inputs.
+  std::vector<std::shared_ptr<arrow::Table>> sides;
   // Not state: the C++ merge of partials, kept between triggers (null until
   // the first merge, and when the partials' types are outside it).
   std::unique_ptr<PartialMerger> merger;
@@ -79,7 +93,10 @@ struct IncrementalFlow {
 
   // The state tables by name, for persisting.
   std::map<std::string, std::shared_ptr<arrow::Table>*> Tables() {
-    return {{"partials", &partials}, {"kept", &kept}, {"closed", &closed}};
+    std::map<std::string, std::shared_ptr<arrow::Table>*> out = {
+        {"partials", &partials}, {"kept", &kept}, {"closed", &closed}, {"cdc_log", &cdc_log}};
+    for (size_t i = 0; i < sides.size(); ++i) out["side" + std::to_string(i)] = &sides[i];
+    return out;
   }
   int64_t StateRows() const;
   int64_t StateBytes() const;

@@ -4,6 +4,7 @@
 
 #include <arrow/status.h>
 
+#include "engine/stream/cdc_plan.h"
 #include "ir/validate_internal.h"
 #include "thund/validate.h"
 
@@ -227,13 +228,23 @@ const char* Name(IncrementalOperator op) {
       return "partial aggregate";
     case IncrementalOperator::kRowsAggregate:
       return "rows aggregate";
+    case IncrementalOperator::kWindowed:
+      return "windowed";
+    case IncrementalOperator::kStreamJoin:
+      return "stream join";
+    case IncrementalOperator::kCdc:
+      return "auto cdc";
   }
   return "?";
 }
 
-IncrementalPlan PlanIncremental(const PlanNode& root,
-                                const std::function<bool(const std::string&)>& is_stream,
-                                const std::function<arrow::Status()>& decomposable) {
+namespace {
+
+// The operators of a plan with at most one stateful node, the outermost
+// aggregation (kStateless, kPartialAggregate, kRowsAggregate).
+IncrementalPlan PlanOutermost(const PlanNode& root,
+                              const std::function<bool(const std::string&)>& is_stream,
+                              const std::function<arrow::Status()>& decomposable) {
   IncrementalPlan out;
   Classifier c(is_stream, &out);
   const PlanNode* agg = plan::RowPathAggregate(root);
@@ -355,6 +366,98 @@ IncrementalPlan PlanIncremental(const PlanNode& root,
   return out;
 }
 
+// Every node of the plan in pre-order (not into expression subqueries), each
+// with its note or the stateless operator its kind is.
+void ListNodes(const PlanNode& n, int depth,
+               const std::vector<std::pair<const PlanNode*, std::string>>& notes,
+               std::vector<NodeOperator>* out) {
+  NodeOperator op{&n, depth, "", ""};
+  for (const auto& [node, what] : notes) {
+    if (node == &n) op.op = what;
+  }
+  if (op.op.empty()) {
+    switch (n.kind) {
+      case NodeKind::kScan:
+        op.op = n.scan.kind == plan::ScanKind::kDataset ? "scan" : "table function";
+        break;
+      case NodeKind::kFilter:
+        op.op = "filter";
+        break;
+      case NodeKind::kProject:
+        op.op = "projection";
+        break;
+      case NodeKind::kJoin:
+        op.op = "join";
+        break;
+      default:
+        op.op = plan::Name(n.kind);
+        break;
+    }
+  }
+  out->push_back(op);
+  for (const auto& in : n.inputs) ListNodes(*in, depth + 1, notes, out);
+}
+
+std::string ReachText(const std::vector<RowReach>& reach, bool windowed) {
+  std::string out;
+  for (const auto& r : reach) {
+    out += out.empty() ? "" : "; ";
+    if (r.unbounded) {
+      out += r.input + ": every row (no time bound: grows with the stream unless the flow sets "
+             "state_ttl)";
+    } else if (windowed) {
+      out += r.input + ": rows until W passes " + r.time_column + " + " +
+             std::to_string(r.to_us / 1000) + " ms";
+    } else {
+      out += r.input + ": rows while " + r.time_column + " + " + std::to_string(r.to_us / 1000) +
+             " ms >= W";
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+IncrementalPlan PlanIncremental(const PlanNode& root,
+                                const std::function<bool(const std::string&)>& is_stream,
+                                const std::function<arrow::Status()>& decomposable) {
+  IncrementalPlan basic = PlanOutermost(root, is_stream, decomposable);
+  if (basic.runnable) return basic;
+  // Window-local queries, then a join of two streams.
+  WindowLocalShape w = AnalyzeWindowLocal(root, is_stream);
+  if (w.ok) {
+    IncrementalPlan out;
+    out.runnable = true;
+    out.op = IncrementalOperator::kWindowed;
+    out.reach = w.reach;
+    out.emit_delay_us = w.emit_delay_us;
+    for (const auto& r : w.reach) out.stream_inputs.push_back(r.input);
+    ListNodes(root, 0, w.notes, &out.nodes);
+    out.nodes.front().state = "per stream input, the rows of windows still open (" +
+                              ReachText(w.reach, true) + ")";
+    return out;
+  }
+  StreamJoinShape j = AnalyzeStreamJoin(root, is_stream);
+  if (j.ok) {
+    IncrementalPlan out;
+    out.runnable = true;
+    out.op = IncrementalOperator::kStreamJoin;
+    out.reach = j.reach;
+    out.join = j.join;
+    for (const auto& r : j.reach) out.stream_inputs.push_back(r.input);
+    const std::string bound = j.reach.front().unbounded ? "equi-join" : "interval join";
+    ListNodes(root, 0,
+              {{j.join, "stream " + bound + ": each side's new rows against the other side's "
+                                        "kept and new rows"}},
+              &out.nodes);
+    for (auto& n : out.nodes) {
+      if (n.node == j.join) n.state = ReachText(j.reach, false);
+    }
+    return out;
+  }
+  return basic;
+}
+
 arrow::Result<FlowIncremental> PlanFlowIncremental(const Pipeline& p, const Flow& flow,
                                                    const plan::PlanNode& root,
                                                    const std::string& state_name,
@@ -414,6 +517,7 @@ arrow::Result<FlowIncremental> PlanFlowIncremental(const Pipeline& p, const Flow
     return arrow::Status::OK();
   };
   out.plan = PlanIncremental(root, is_stream, decomposable);
+  if (flow.cdc) PlanCdcOperator(*flow.cdc, &out.plan);
   if (!out.plan.runnable) return out;
   // The partial aggregation in C++ needs the window right on the stream's
   // scan: the input rows are then exactly what the window assigns.
@@ -477,8 +581,8 @@ std::string DescribeIncremental(const IncrementalPlan& p) {
   if (!p.runnable) return "falls back to Recompute: " + p.fallback + "\n";
   std::string out;
   for (const auto& n : p.nodes) {
-    std::string name = plan::Name(n.node->kind);
-    if (n.node->kind == NodeKind::kScan) name += " " + n.node->scan.Joined();
+    std::string name = n.node ? plan::Name(n.node->kind) : "AutoCdc";
+    if (n.node && n.node->kind == NodeKind::kScan) name += " " + n.node->scan.Joined();
     out += std::string(2 * n.depth, ' ') + name + "  -> " + n.op;
     if (!n.state.empty()) out += "; state: " + n.state;
     out += "\n";

@@ -26,13 +26,30 @@
 #include <string>
 #include <vector>
 
+#include "engine/stream/window_local.h"
 #include "sql/sql_analysis.h"
 #include "thund/ir.h"
 #include "thund/plan.h"
 
 namespace thund::engine::stream {
 
-enum class IncrementalOperator { kStateless, kPartialAggregate, kRowsAggregate };
+//  * kWindowed: a window-local query (window joins, nested aggregations
+//    per window, deduplication or top-N per window; engine/stream/
+//    window_local.h). The rows of open windows are kept; when W passes a
+//    window's end the whole query runs over the windows that closed.
+//  * kStreamJoin: an inner join of two streams under filters and
+//    projections; each side keeps its rows for as long as a time bound says
+//    (forever without one, or until the flow's state TTL).
+//  * kCdc: AUTO CDC over a stateless change feed; a change log per key
+//    (engine/stream/cdc_plan.h, backend/native/incremental_cdc.h).
+enum class IncrementalOperator {
+  kStateless,
+  kPartialAggregate,
+  kRowsAggregate,
+  kWindowed,
+  kStreamJoin,
+  kCdc,
+};
 const char* Name(IncrementalOperator op);
 
 // What one plan node becomes in the incremental mode, for `thund explain`.
@@ -51,6 +68,10 @@ struct IncrementalPlan {
   const plan::PlanNode* window = nullptr;     // its window assignment, or null
   std::vector<std::string> stream_inputs;     // the streaming datasets read
   std::vector<NodeOperator> nodes;            // pre-order
+  // kWindowed / kStreamJoin: how long each stream input's rows matter.
+  std::vector<RowReach> reach;
+  int64_t emit_delay_us = 0;                  // kWindowed
+  const plan::PlanNode* join = nullptr;       // kStreamJoin
 };
 
 // `is_stream(name)` tells whether a scanned dataset is a stream in this run
