@@ -73,6 +73,7 @@ struct Expr {
   // kWindowFunction: how many of `args` are f's own arguments, and how many
   // after them are the PARTITION BY (the rest are the ORDER BY).
   int function_args = 0, partition_args = 0;
+  std::vector<bool> order_descending;  // kWindowFunction: per ORDER BY expression
   std::shared_ptr<arrow::DataType> type;  // bound type, null when unknown
   TextPos pos;
 

@@ -122,7 +122,10 @@ Expr ExprConverter::Convert(const Json& j) {
     e.partition_args = static_cast<int>(e.args.size()) - e.function_args;
     if (const Json* orders = Field(j, "orders"); orders && orders->is_array()) {
       for (const auto& o : *orders) {
-        if (const Json* x = Field(o, "expression")) e.args.push_back(Convert(*x));
+        if (const Json* x = Field(o, "expression")) {
+          e.args.push_back(Convert(*x));
+          e.order_descending.push_back(Str(o, "type") == "ORDER_DESCENDING");
+        }
       }
     }
   } else if (cls == "CAST") {

@@ -196,6 +196,8 @@ class Stepper {
   arrow::Status RowsAggregate();
   arrow::Status Windowed();
   arrow::Status StreamJoin();
+  arrow::Status Dedup();
+  arrow::Status FirstRow();
   // The rows of input `i` whose time column t has lo < t + to_us and
   // t + from_us <= hi (nullopt bounds are open), by the input's reach.
   arrow::Result<std::shared_ptr<arrow::Table>> Reaching(size_t i,
@@ -804,6 +806,113 @@ arrow::Status Stepper::StreamJoin() {
   return Emit(out);
 }
 
+arrow::Status Stepper::Dedup() {
+  const std::string& input = inc_.plan.stream_inputs.front();
+  std::shared_ptr<arrow::Table>& seen = inc_.sides[0];
+  std::shared_ptr<arrow::Table> fresh;
+  if (fresh_rows_ > 0) {
+    std::shared_ptr<arrow::Table> distinct;
+    {
+      InputBinding binding(ctx_, streams_);
+      ARROW_RETURN_NOT_OK(binding.Bind(input, fresh_[input]));
+      ARROW_ASSIGN_OR_RAISE(distinct, Q(inc_.query_sql));
+    }
+    fresh = distinct;
+    if (seen && seen->num_rows() > 0) {
+      // EXCEPT compares rows as DISTINCT does (NULLs equal).
+      Registered r_seen(ctx_, kState), r_new(ctx_, kResult);
+      ARROW_RETURN_NOT_OK(r_seen.Set(seen));
+      ARROW_RETURN_NOT_OK(r_new.Set(distinct));
+      ARROW_ASSIGN_OR_RAISE(fresh, Q(std::string("SELECT * FROM ") + kResult +
+                                     " EXCEPT SELECT * FROM " + kState));
+    }
+    ARROW_ASSIGN_OR_RAISE(seen, Append(seen, fresh));
+  }
+  // A row whose watermark column is below W cannot come again (not late).
+  const std::string& t = inc_.dedup_time_column;
+  if (seen && !t.empty() && w_now_ != kNoWatermark && w_now_ != w_prev_) {
+    if (w_now_ == kEndOfInput) {
+      ARROW_ASSIGN_OR_RAISE(seen, EmptyLike(seen));
+    } else {
+      Registered r_seen(ctx_, kState);
+      ARROW_RETURN_NOT_OK(r_seen.Set(seen));
+      ARROW_ASSIGN_OR_RAISE(seen, Q(std::string("SELECT * FROM ") + kState + " WHERE " +
+                                    QuoteIdentifier(t) + " IS NULL OR " +
+                                    Micros(QuoteIdentifier(t)) + " >= " +
+                                    std::to_string(w_now_)));
+    }
+  }
+  if (!fresh) return arrow::Status::OK();
+  return Emit(fresh);
+}
+
+arrow::Status Stepper::FirstRow() {
+  const engine::stream::DedupShape& d = inc_.plan.dedup;
+  const std::string& input = inc_.plan.stream_inputs.front();
+  std::shared_ptr<arrow::Table>& cands = inc_.sides[0];
+  std::shared_ptr<arrow::Table>& decided = inc_.sides[1];
+  const bool closes = w_now_ != kNoWatermark && w_now_ != w_prev_;
+  if (fresh_rows_ == 0 && !closes) return arrow::Status::OK();
+  std::string keys, match;
+  for (size_t i = 0; i < d.partition_columns.size(); ++i) {
+    const std::string p = "__p" + std::to_string(i);
+    keys += std::string(i ? ", " : "") + QuoteIdentifier(d.partition_columns[i]) + " AS " + p;
+    match += std::string(i ? " AND " : "") + "r." + QuoteIdentifier(d.partition_columns[i]) +
+             " IS NOT DISTINCT FROM d." + p;
+  }
+  std::shared_ptr<arrow::Table> rows = fresh_[input];
+  if (decided && decided->num_rows() > 0 && rows->num_rows() > 0) {
+    // Rows of keys already decided change nothing.
+    Registered r_rows(ctx_, kIn), r_dec(ctx_, kState);
+    ARROW_RETURN_NOT_OK(r_rows.Set(rows));
+    ARROW_RETURN_NOT_OK(r_dec.Set(decided));
+    ARROW_ASSIGN_OR_RAISE(rows, Q(std::string("SELECT r.* FROM ") + kIn + " AS r ANTI JOIN " +
+                                  kState + " AS d ON " + match));
+  }
+  if (rows->num_rows() > 0) {
+    // The first row per key of (candidates + new rows), as the query ranks.
+    ARROW_ASSIGN_OR_RAISE(auto all, Append(cands, rows));
+    std::string part;
+    for (const auto& c : d.partition_columns) {
+      part += std::string(part.empty() ? "" : ", ") + QuoteIdentifier(c);
+    }
+    InputBinding binding(ctx_, streams_);
+    ARROW_RETURN_NOT_OK(binding.Bind(input, all));
+    ARROW_ASSIGN_OR_RAISE(
+        cands, Q("SELECT * FROM (" + d.ranked_input->sql + ") AS __r QUALIFY row_number() OVER "
+                 "(PARTITION BY " + part + " ORDER BY " + QuoteIdentifier(d.order_column) +
+                 (d.order_descending ? " DESC" : " ASC") + ") = 1"));
+  }
+  if (!cands || cands->num_rows() == 0) return arrow::Status::OK();
+  // A candidate is final once no row that is not late can rank before it:
+  // ordered by the watermark column ascending, when W passed it; else at
+  // the end of the input.
+  std::string final_cond = "FALSE";
+  if (w_now_ == kEndOfInput) {
+    final_cond = "TRUE";
+  } else if (inc_.dedup_time_column.size() && w_now_ != kNoWatermark) {
+    final_cond = Micros(QuoteIdentifier(d.order_column)) + " < " + std::to_string(w_now_);
+  }
+  Registered r_c(ctx_, kMerged);
+  ARROW_RETURN_NOT_OK(r_c.Set(cands));
+  ARROW_ASSIGN_OR_RAISE(auto flagged, Q(std::string("SELECT *, coalesce(") + final_cond +
+                                        ", false) AS __final FROM " + kMerged));
+  ARROW_ASSIGN_OR_RAISE(auto parts, SplitBy(flagged, "__final"));
+  cands = parts.second;
+  if (parts.first->num_rows() == 0) return arrow::Status::OK();
+  std::shared_ptr<arrow::Table> out;
+  {
+    InputBinding binding(ctx_, streams_);
+    ARROW_RETURN_NOT_OK(binding.Bind(input, parts.first));
+    ARROW_ASSIGN_OR_RAISE(out, Q(inc_.query_sql));
+  }
+  Registered r_final(ctx_, kResult);
+  ARROW_RETURN_NOT_OK(r_final.Set(parts.first));
+  ARROW_ASSIGN_OR_RAISE(auto keys_now, Q("SELECT " + keys + " FROM " + kResult));
+  ARROW_ASSIGN_OR_RAISE(decided, Append(decided, keys_now));
+  return Emit(out);
+}
+
 arrow::Result<FlowStep> Stepper::Run() {
   w_prev_ = inc_.watermark_us.value_or(kNoWatermark);
   ARROW_RETURN_NOT_OK(TakeInputs());
@@ -835,6 +944,9 @@ arrow::Result<FlowStep> Stepper::Run() {
       break;
     case IncrementalOperator::kStreamJoin:
       ARROW_RETURN_NOT_OK(StreamJoin());
+      break;
+    case IncrementalOperator::kDedup:
+      ARROW_RETURN_NOT_OK(inc_.plan.dedup.first_row ? FirstRow() : Dedup());
       break;
     case IncrementalOperator::kCdc: {
       // The change rows are the flow's query over the new input rows.
@@ -939,6 +1051,26 @@ arrow::Result<std::shared_ptr<IncrementalFlow>> MakeIncrementalFlow(
            (inc->query_sql.back() == ';' || std::isspace(static_cast<unsigned char>(inc->query_sql.back())))) {
       inc->query_sql.pop_back();
     }
+  }
+  if (inc->plan.op == IncrementalOperator::kDedup) {
+    if (mode != OutputMode::kAppend) {
+      *fallback = std::string("deduplication runs in append mode only; this flow is in ") +
+                  Name(mode) + " mode";
+      return nullptr;
+    }
+    const engine::stream::DedupShape& d = inc->plan.dedup;
+    const InputClock& clock = inc->clocks[d.input];
+    if (d.first_row) {
+      if (!clock.column.empty() && SameName(clock.column, d.order_column) &&
+          !d.order_descending) {
+        inc->dedup_time_column = d.order_column;
+      }
+    } else {
+      for (const auto& [out, in] : d.passed_columns) {
+        if (!clock.column.empty() && SameName(in, clock.column)) inc->dedup_time_column = out;
+      }
+    }
+    inc->sides.resize(2);
   }
   if (inc->plan.op == IncrementalOperator::kWindowed ||
       inc->plan.op == IncrementalOperator::kStreamJoin) {

@@ -81,7 +81,11 @@ struct IncrementalFlow {
   int64_t cdc_ignored = 0;                 // kCdc: change rows ignored so far
   // kWindowed / kStreamJoin: the kept rows of each stream input, in the
   // order of plan.stream_inputs.
+  // kDedup: [0] the rows emitted (DISTINCT) or the candidate rows of open
+  // keys (first row per key), [1] the keys decided (first row).
   std::vector<std::shared_ptr<arrow::Table>> sides;
+  // kDedup: the output (DISTINCT) or order column that is the watermark's.
+  std::string dedup_time_column;
   // Not state: the C++ merge of partials, kept between triggers (null until
   // the first merge, and when the partials' types are outside it).
   std::unique_ptr<PartialMerger> merger;

@@ -232,6 +232,8 @@ const char* Name(IncrementalOperator op) {
       return "windowed";
     case IncrementalOperator::kStreamJoin:
       return "stream join";
+    case IncrementalOperator::kDedup:
+      return "deduplicate";
     case IncrementalOperator::kCdc:
       return "auto cdc";
   }
@@ -452,6 +454,26 @@ IncrementalPlan PlanIncremental(const PlanNode& root,
               &out.nodes);
     for (auto& n : out.nodes) {
       if (n.node == j.join) n.state = ReachText(j.reach, false);
+    }
+    return out;
+  }
+  DedupShape d = AnalyzeDedup(root, is_stream);
+  if (d.ok) {
+    IncrementalPlan out;
+    out.runnable = true;
+    out.op = IncrementalOperator::kDedup;
+    out.stream_inputs = {d.input};
+    out.dedup = d;
+    ListNodes(root, 0, {}, &out.nodes);
+    NodeOperator& top = out.nodes.front();
+    if (d.first_row) {
+      top.op = "first row per key: one candidate row per key until the watermark passes it";
+      top.state = "a candidate row per undecided key, and every decided key (grows with the "
+                  "number of keys)";
+    } else {
+      top.op = "deduplication: each trigger emits its distinct rows not emitted before";
+      top.state = "every distinct row emitted; with the watermark column among the output "
+                  "columns, rows older than the watermark leave";
     }
     return out;
   }

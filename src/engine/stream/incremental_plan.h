@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/stream/dedup_shape.h"
 #include "engine/stream/window_local.h"
 #include "sql/sql_analysis.h"
 #include "thund/ir.h"
@@ -40,6 +41,8 @@ namespace thund::engine::stream {
 //  * kStreamJoin: an inner join of two streams under filters and
 //    projections; each side keeps its rows for as long as a time bound says
 //    (forever without one, or until the flow's state TTL).
+//  * kDedup: SELECT DISTINCT, or row_number() = 1 per key, over one stream
+//    (engine/stream/dedup_shape.h).
 //  * kCdc: AUTO CDC over a stateless change feed; a change log per key
 //    (engine/stream/cdc_plan.h, backend/native/incremental_cdc.h).
 enum class IncrementalOperator {
@@ -48,6 +51,7 @@ enum class IncrementalOperator {
   kRowsAggregate,
   kWindowed,
   kStreamJoin,
+  kDedup,
   kCdc,
 };
 const char* Name(IncrementalOperator op);
@@ -72,6 +76,7 @@ struct IncrementalPlan {
   std::vector<RowReach> reach;
   int64_t emit_delay_us = 0;                  // kWindowed
   const plan::PlanNode* join = nullptr;       // kStreamJoin
+  DedupShape dedup;                           // kDedup
 };
 
 // `is_stream(name)` tells whether a scanned dataset is a stream in this run
