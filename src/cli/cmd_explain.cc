@@ -8,7 +8,12 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "backend/native/native_backend.h"
 #include "cli/loaded.h"
+#include <arrow/filesystem/localfs.h>
+
+#include "engine/batch/dataset_store.h"
+#include "engine/fs/atomic_write.h"
 #include "engine/stream/generator_source.h"
 #include "engine/stream/incremental_plan.h"
 #include "sql/sql_analysis.h"
@@ -22,7 +27,32 @@ struct ExplainOptions {
   std::string flow;
   std::string format = "human";  // human | json
   std::string streaming_mode;    // "" = each flow's own (default recompute)
+  std::string storage;           // "" = the pipeline's storage root
 };
+
+// The state the flow's incremental operator held at its target's last
+// commit, as "N rows, M bytes (at version V)"; "" when there is none.
+std::string CommittedState(const Pipeline& p, const Flow& f, const ExplainOptions& o) {
+  auto layout = engine::batch::StorageLayout::Make(native::ResolveStorageRoot(p, o.storage));
+  if (!layout.ok()) return "";
+  engine::batch::DatasetStore store(std::make_shared<arrow::fs::LocalFileSystem>(), *layout);
+  auto current = store.Current(f.target);
+  if (!current.ok() || !*current) return "";
+  const int64_t version = (*current)->version;
+  auto text = engine::ReadWholeFile(store.fs(), layout->VersionDir(f.target, version) +
+                                                    "/_stream.json");
+  if (!text.ok()) return "";
+  try {
+    auto j = nlohmann::json::parse(*text);
+    const auto& inc = j.at("flows").at(f.name).at("incremental");
+    if (!inc.contains("state_rows")) return "";
+    return std::to_string(inc.at("state_rows").get<int64_t>()) + " rows, " +
+           std::to_string(inc.at("state_bytes").get<int64_t>()) + " bytes (at version " +
+           std::to_string(version) + " of " + f.target + ")";
+  } catch (const std::exception&) {
+    return "";
+  }
+}
 
 bool Incremental(const Flow& f, const ExplainOptions& o) {
   return EffectiveStreamingMode(f, ParseStreamingMode(o.streaming_mode)) ==
@@ -84,6 +114,8 @@ int RunExplain(const ExplainOptions& o) {
         j["plan"] = nlohmann::ordered_json::parse(plan::ToJson(*it->second));
         if (Incremental(*f, o) && IsStreamingFlow(l.pipeline, *f)) {
           j["incremental"] = IncrementalText(l.pipeline, *f, *it->second);
+          const std::string state = CommittedState(l.pipeline, *f, o);
+          if (!state.empty()) j["committed_state"] = state;
         }
       } else {
         j["source"] = f->source ? ToString(*f->source) : std::string();
@@ -97,6 +129,8 @@ int RunExplain(const ExplainOptions& o) {
       std::cout << text;
       if (Incremental(*f, o) && IsStreamingFlow(l.pipeline, *f)) {
         std::cout << "incremental operators:\n" << IncrementalText(l.pipeline, *f, *it->second);
+        const std::string state = CommittedState(l.pipeline, *f, o);
+        if (!state.empty()) std::cout << "state at the last commit: " << state << "\n";
       }
     } else if (f->source) {
       std::cout << "Source " << ToString(*f->source) << "\n";
@@ -123,6 +157,8 @@ void RegisterExplain(CLI::App& app, int* exit_code) {
                 "explain streaming flows that set no mode as this mode would run them (as "
                 "thund run --streaming-mode)")
       ->check(CLI::IsMember({Name(StreamingMode::kRecompute), Name(StreamingMode::kIncremental)}));
+  c->add_option("--storage", o->storage,
+                "storage root whose committed state to report (default: the pipeline's)");
   c->callback([o, exit_code] { *exit_code = RunExplain(*o); });
 }
 

@@ -1172,6 +1172,9 @@ std::string IncrementalStateJson(const IncrementalFlow& inc) {
   j["operator"] = engine::stream::Name(inc.plan.op);
   j["definition"] = inc.definition;
   j["consumed"] = inc.consumed;
+  // Not read back: what the operator held at this commit (thund explain).
+  j["state_rows"] = inc.StateRows();
+  j["state_bytes"] = inc.StateBytes();
   if (inc.watermark_us) j["watermark_us"] = *inc.watermark_us;
   Json clocks = Json::object();
   for (const auto& [name, c] : inc.clocks) {

@@ -119,8 +119,8 @@ class Classifier {
         if (n.set_op != plan::SetOp::kUnionAll && n.set_op != plan::SetOp::kUnionAllByName &&
             ReadsStream(n)) {
           return fail(std::string(plan::Name(n.set_op)) +
-                      " compares rows across triggers (use UNION ALL, or wait for "
-                      "deduplication in the next release)");
+                      " compares rows across triggers (use UNION ALL, or SELECT DISTINCT over "
+                      "a UNION ALL)");
         }
         op.op = "union of streams (UNION ALL)";
         break;
@@ -128,8 +128,7 @@ class Classifier {
         int streaming = 0;
         for (const auto& in : n.inputs) streaming += ReadsStream(*in) ? 1 : 0;
         if (streaming > 1) {
-          return fail("a join of two streams keeps both sides' rows (stream-stream joins come "
-                      "in the next release)");
+          return fail("a join of two streams keeps both sides' rows");
         }
         const bool left_stream = !n.inputs.empty() && ReadsStream(*n.inputs[0]);
         const auto k = n.join.kind;
@@ -154,8 +153,7 @@ class Classifier {
         break;
       case NodeKind::kDistinct:
         if (ReadsStream(n)) {
-          return fail("SELECT DISTINCT keeps every distinct row (deduplication comes in the "
-                      "next release)");
+          return fail("SELECT DISTINCT below the outermost SELECT keeps every distinct row");
         }
         op.op = "static distinct";
         break;
@@ -476,6 +474,20 @@ IncrementalPlan PlanIncremental(const PlanNode& root,
                   "columns, rows older than the watermark leave";
     }
     return out;
+  }
+  // The most specific reason: the stream join's, the window-local query's
+  // when the plan windows a stream, else the outermost aggregation's.
+  bool windows_stream = false;
+  for (const PlanNode* n : plan::Nodes(root)) {
+    windows_stream |= n->kind == NodeKind::kWindowAssign;
+  }
+  const PlanNode* top = root.kind == NodeKind::kSort ? root.input() : &root;
+  if (j.join && !j.why.empty()) {
+    basic.fallback = j.why;
+  } else if (windows_stream && !w.why.empty()) {
+    basic.fallback = w.why;
+  } else if (top->kind == NodeKind::kDistinct && !d.why.empty()) {
+    basic.fallback = d.why;
   }
   return basic;
 }

@@ -502,12 +502,6 @@ StreamJoinShape AnalyzeStreamJoin(const PlanNode& root,
     out.why = Label(*n) + ": not a join of two streams under filters and projections";
     return out;
   }
-  if (n->join.kind != plan::JoinKind::kInner && n->join.kind != plan::JoinKind::kCross) {
-    out.why = Label(*n) + ": a " + plan::Name(n->join.kind) +
-              " join of two streams (only inner joins of two streams run incrementally)";
-    return out;
-  }
-  out.join = n;
   std::vector<std::string> sides[2];
   for (int s = 0; s < 2; ++s) {
     for (const auto* scan : plan::PlanInputs(*n->inputs[s])) {
@@ -517,10 +511,18 @@ StreamJoinShape AnalyzeStreamJoin(const PlanNode& root,
     }
     std::sort(sides[s].begin(), sides[s].end());
     sides[s].erase(std::unique(sides[s].begin(), sides[s].end()), sides[s].end());
+    if (sides[s].empty()) return out;  // a stream with a static side: not a stream join
     if (sides[s].size() != 1) {
+      out.join = n;
       out.why = Label(*n) + ": each side of a stream join must read exactly one stream";
       return out;
     }
+  }
+  out.join = n;
+  if (n->join.kind != plan::JoinKind::kInner && n->join.kind != plan::JoinKind::kCross) {
+    out.why = Label(*n) + ": a " + plan::Name(n->join.kind) +
+              " join of two streams (only inner joins of two streams run incrementally)";
+    return out;
   }
   if (sides[0][0] == sides[1][0]) {
     out.why = Label(*n) + ": a self-join of one stream (" + sides[0][0] + ")";

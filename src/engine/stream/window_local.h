@@ -65,6 +65,8 @@ WindowLocalShape AnalyzeWindowLocal(const plan::PlanNode& root,
 struct StreamJoinShape {
   bool ok = false;
   std::string why;
+  // The join under the filters and projections (also when !ok: `why` then
+  // says why it does not run).
   const plan::PlanNode* join = nullptr;
   std::vector<RowReach> reach;  // both sides' inputs
 };

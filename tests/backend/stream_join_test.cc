@@ -1,0 +1,266 @@
+// The incremental mode's joins and deduplication end to end: results equal
+// Recompute mode and the batch query on bounded streams, a rerun in pieces
+// equals one run (the kept rows are committed state), a state TTL bounds an
+// unbounded join, `thund explain` names each operator and its state, and the
+// shapes they cannot run fall back (or fail) with their reason. The property
+// test (stream_incremental_property_test.cc) covers random streams.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <regex>
+
+#include <arrow/api.h>
+
+#include "batch_fixture.h"
+#include "engine/duckdb/sql_quote.h"
+#include "engine/stream/incremental_plan.h"
+#include "sql/sql_analysis.h"
+#include "thund/sql_pipeline.h"
+
+namespace thund::native::testing {
+namespace {
+
+using engine::QuoteString;
+using engine::testing::TablesEqualUnordered;
+
+// Two bounded keyed streams with disorder, and a flow of each operator.
+const char* kJoins = R"sql(
+CREATE STREAMING TABLE l AS SELECT * FROM STREAM read_generator(kind => 'keyed_events',
+  seed => 3, rows_per_batch => 250, total_rows => 2500, events_per_second => 100,
+  out_of_orderness => '2s', keys => '7');
+CREATE STREAMING TABLE r AS SELECT * FROM STREAM read_generator(kind => 'keyed_events',
+  seed => 4, rows_per_batch => 200, total_rows => 2000, events_per_second => 80,
+  out_of_orderness => '2s', keys => '5');
+
+CREATE STREAMING TABLE window_join WITH (mode = '{mode}', watermark = 'event_time',
+  allowed_lateness = '3 seconds') AS
+SELECT a.window_start, a.key, count(*) AS n, sum(b.value) AS total
+FROM TUMBLE(TABLE l, DESCRIPTOR(event_time), INTERVAL '5' SECONDS) AS a
+JOIN TUMBLE(TABLE r, DESCRIPTOR(event_time), INTERVAL '5' SECONDS) AS b
+  ON a.window_start = b.window_start AND a.key = b.key
+GROUP BY a.window_start, a.key;
+
+CREATE STREAMING TABLE interval_join WITH (mode = '{mode}', watermark = 'event_time',
+  allowed_lateness = '3 seconds') AS
+SELECT a.seq AS lseq, b.seq AS rseq, a.key
+FROM STREAM(l) AS a JOIN STREAM(r) AS b
+  ON a.key = b.key AND b.event_time BETWEEN a.event_time - INTERVAL '1' SECOND
+                                         AND a.event_time + INTERVAL '2' SECONDS
+WHERE a.value > b.value;
+
+CREATE STREAMING TABLE equi_join WITH (mode = '{mode}') AS
+SELECT a.seq AS lseq, b.seq AS rseq FROM STREAM(l) AS a JOIN STREAM(r) AS b
+  ON a.key = b.key AND a.value = b.value;
+
+CREATE STREAMING TABLE top_per_window WITH (mode = '{mode}', watermark = 'event_time',
+  allowed_lateness = '3 seconds') AS
+SELECT ws, key, value FROM (
+  SELECT window_start AS ws, key, value,
+         row_number() OVER (PARTITION BY window_start ORDER BY value DESC, seq) AS rn
+  FROM TUMBLE(TABLE l, DESCRIPTOR(event_time), INTERVAL '10' SECONDS)) AS t
+WHERE rn <= 3;
+
+CREATE STREAMING TABLE distinct_values WITH (mode = '{mode}', watermark = 'event_time',
+  allowed_lateness = '3 seconds') AS
+SELECT DISTINCT key, value % 10 AS bucket FROM STREAM(l);
+
+CREATE STREAMING TABLE first_per_key WITH (mode = '{mode}', watermark = 'event_time',
+  allowed_lateness = '3 seconds') AS
+SELECT key, seq FROM (
+  SELECT *, row_number() OVER (PARTITION BY key ORDER BY event_time) AS rn FROM STREAM(l)) AS f
+WHERE rn = 1;
+)sql";
+
+const std::vector<std::string> kFlows = {"window_join",   "interval_join",   "equi_join",
+                                         "top_per_window", "distinct_values", "first_per_key"};
+
+class StreamJoinTest : public BatchFixture {
+ protected:
+  RunSummary RunAt(const std::string& mode, const std::string& storage, int64_t triggers = 0) {
+    std::string sql = kJoins;
+    for (size_t at; (at = sql.find("{mode}")) != std::string::npos;) sql.replace(at, 6, mode);
+    RunOptions o;
+    o.storage_root = storage;
+    o.max_triggers = triggers;
+    return Run(ParsePipeline(sql), o);
+  }
+  std::shared_ptr<arrow::Table> Read(const std::string& storage, const std::string& dataset) {
+    return Oracle("SELECT * FROM read_parquet(" +
+                  QuoteString(storage + "/" + dataset + "/current/*.parquet") + ")");
+  }
+  std::string Rows(const std::string& storage, const std::string& dataset) {
+    return "read_parquet(" + QuoteString(storage + "/" + dataset + "/current/*.parquet") + ")";
+  }
+  // What `thund explain` prints as the flow's incremental operators.
+  std::string ExplainIncremental(const Pipeline& p, const std::string& flow) {
+    const Flow* f = p.FindFlow(flow);
+    if (!f) return "no flow " + flow;
+    auto root = sql::PlanQuery(f->sql);
+    if (!root.ok()) return root.status().ToString();
+    auto planned = engine::stream::PlanFlowIncremental(p, *f, **root, "__s");
+    if (!planned.ok()) return planned.status().ToString();
+    return engine::stream::DescribeIncremental(planned->plan);
+  }
+  // The largest state a flow's trigger events reported.
+  int64_t MaxStateRows(const std::string& flow) {
+    int64_t n = -1;
+    const std::regex state("state ([0-9]+) rows");
+    for (const auto& e : events_) {
+      std::smatch m;
+      if (e.flow == flow && std::regex_search(e.message, m, state)) {
+        n = std::max<int64_t>(n, std::stoll(m[1]));
+      }
+    }
+    return n;
+  }
+};
+
+TEST_F(StreamJoinTest, EveryOperatorEqualsRecomputeAndTheBatchQuery) {
+  const std::string inc = Path("inc"), rec = Path("rec");
+  RunSummary a = RunAt("incremental", inc);
+  ASSERT_EQ(a.status, RunPhase::kCompleted) << a.ToString();
+  for (const auto& e : events_) ASSERT_NE(e.kind, RunEvent::Kind::kFallback) << e.message;
+  // The late rows the incremental mode dropped: none is later than the
+  // generator's disorder (2 s) behind the lateness (3 s).
+  for (const auto& e : events_) EXPECT_NE(e.kind, RunEvent::Kind::kLateRows) << e.message;
+  events_.clear();
+  RunSummary b = RunAt("recompute", rec);
+  ASSERT_EQ(b.status, RunPhase::kCompleted) << b.ToString();
+  for (const auto& flow : kFlows) {
+    SCOPED_TRACE(flow);
+    auto x = Read(inc, flow), y = Read(rec, flow);
+    ASSERT_TRUE(x && y);
+    EXPECT_GT(x->num_rows(), 0);
+    if (flow != "top_per_window" && flow != "first_per_key") {
+      // (Recompute's Append keeps rows that a later row displaced from a
+      // top-N or a first row: only the batch query below is their oracle.)
+      EXPECT_TRUE(TablesEqualUnordered(*y, *x, /*check_types=*/false));
+    }
+  }
+  // The batch queries, over every row of the inputs.
+  const std::string l = Rows(inc, "l"), r = Rows(inc, "r");
+  auto first = Oracle("SELECT key, seq FROM (SELECT *, row_number() OVER (PARTITION BY key "
+                      "ORDER BY event_time) AS rn FROM " + l + ") WHERE rn = 1");
+  EXPECT_TRUE(TablesEqualUnordered(*first, *Read(inc, "first_per_key"), false));
+  auto top = Oracle("SELECT ws, key, value FROM (SELECT *, row_number() OVER (PARTITION BY ws "
+                    "ORDER BY value DESC, seq) AS rn FROM (SELECT *, time_bucket(INTERVAL 10 "
+                    "SECONDS, event_time::TIMESTAMP) AS ws FROM " + l + ")) WHERE rn <= 3");
+  auto top_out = Oracle("SELECT ws::TIMESTAMP AS ws, key, value FROM " +
+                        Rows(inc, "top_per_window"));
+  EXPECT_TRUE(TablesEqualUnordered(*top, *top_out, false));
+  auto interval = Oracle(
+      "SELECT a.seq AS lseq, b.seq AS rseq, a.key FROM " + l + " AS a JOIN " + r + " AS b ON "
+      "a.key = b.key AND epoch_us(b.event_time) BETWEEN epoch_us(a.event_time) - 1000000 AND "
+      "epoch_us(a.event_time) + 2000000 WHERE a.value > b.value");
+  EXPECT_TRUE(TablesEqualUnordered(*interval, *Read(inc, "interval_join"), false));
+}
+
+TEST_F(StreamJoinTest, ARerunInPiecesEqualsOneRun) {
+  const std::string once = Path("once"), pieces = Path("pieces");
+  ASSERT_EQ(RunAt("incremental", once).status, RunPhase::kCompleted);
+  for (int64_t triggers : {3, 2, 0}) {
+    RunSummary s = RunAt("incremental", pieces, triggers);
+    ASSERT_EQ(s.status, RunPhase::kCompleted) << s.ToString();
+  }
+  for (const auto& flow : kFlows) {
+    SCOPED_TRACE(flow);
+    auto x = Read(once, flow), y = Read(pieces, flow);
+    ASSERT_TRUE(x && y);
+    EXPECT_TRUE(TablesEqualUnordered(*x, *y, false));
+  }
+}
+
+TEST_F(StreamJoinTest, TimeBoundsAndStateTtlBoundTheKeptRows) {
+  ASSERT_EQ(RunAt("incremental", Path("bounded")).status, RunPhase::kCompleted);
+  // The interval join keeps a few seconds of each side; the unbounded join
+  // keeps every row (4,500 at the end, less what the last trigger cleared).
+  const int64_t interval = MaxStateRows("interval_join"), equi = MaxStateRows("equi_join");
+  ASSERT_GT(interval, 0);
+  EXPECT_LT(interval, 1500);
+  EXPECT_GT(equi, 3500);
+  // With a TTL of 2 s of event time, rows older than W - 2 s leave.
+  std::string sql = std::string(kJoins);
+  sql = sql.substr(0, sql.find("CREATE STREAMING TABLE window_join"));
+  sql += "CREATE STREAMING TABLE ttl_join WITH (mode = 'incremental', watermark = 'event_time', "
+         "allowed_lateness = '3 seconds', state_ttl = '2 seconds') AS SELECT a.seq AS lseq, "
+         "b.seq AS rseq FROM STREAM(l) AS a JOIN STREAM(r) AS b ON a.key = b.key AND "
+         "a.value = b.value;";
+  events_.clear();
+  RunOptions o;
+  o.storage_root = Path("ttl");
+  RunSummary s = Run(ParsePipeline(sql), o);
+  ASSERT_EQ(s.status, RunPhase::kCompleted) << s.ToString();
+  const int64_t ttl = MaxStateRows("ttl_join");
+  ASSERT_GT(ttl, 0);
+  EXPECT_LT(ttl, 2000);
+  // What it joined is a subset of the full join: pairs within the TTL.
+  auto missing = Oracle("SELECT count(*) AS n FROM (SELECT * FROM " + Rows(Path("ttl"), "ttl_join") +
+                        " EXCEPT ALL SELECT * FROM " + Rows(Path("bounded"), "equi_join") + ")");
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->column(0)->GetScalar(0).ValueOrDie()->ToString(), "0");
+}
+
+TEST_F(StreamJoinTest, ExplainNamesEachOperatorAndItsState) {
+  std::string sql = kJoins;
+  for (size_t at; (at = sql.find("{mode}")) != std::string::npos;) sql.replace(at, 6, "incremental");
+  Pipeline p = ParsePipeline(sql);
+  const std::map<std::string, std::string> expected = {
+      {"window_join", "window join: joins each closed window's rows of both sides"},
+      {"interval_join", "stream interval join"},
+      {"equi_join", "grows with the stream unless the flow sets state_ttl"},
+      {"top_per_window", "per stream input, the rows of windows still open"},
+      {"distinct_values", "deduplication: each trigger emits its distinct rows"},
+      {"first_per_key", "first row per key"}};
+  for (const auto& [flow, text] : expected) {
+    SCOPED_TRACE(flow);
+    const std::string out = ExplainIncremental(p, flow);
+    EXPECT_NE(out.find(text), std::string::npos) << out;
+  }
+}
+
+TEST_F(StreamJoinTest, ShapesOutsideTheOperatorsFallBackWithTheirReason) {
+  const std::string base = std::string(kJoins).substr(
+      0, std::string(kJoins).find("CREATE STREAMING TABLE window_join"));
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"SELECT a.seq, b.seq AS s2 FROM STREAM(l) AS a LEFT JOIN STREAM(r) AS b ON a.key = b.key",
+       "left join of two streams"},
+      {"SELECT a.seq, b.seq AS s2 FROM STREAM(l) AS a JOIN STREAM(l) AS b ON a.key = b.key",
+       "self-join"},
+      {"SELECT a.window_start, count(*) AS n FROM TUMBLE(TABLE l, DESCRIPTOR(event_time), "
+       "INTERVAL '5' SECONDS) AS a JOIN TUMBLE(TABLE r, DESCRIPTOR(event_time), INTERVAL '6' "
+       "SECONDS) AS b ON a.window_start = b.window_start GROUP BY a.window_start",
+       "windowed differently"},
+  };
+  for (const auto& [query, reason] : cases) {
+    SCOPED_TRACE(query);
+    const std::string sql = base + "CREATE STREAMING TABLE out WITH (mode = 'incremental', "
+                                   "watermark = 'event_time', allowed_lateness = '1 second') AS " +
+                            query + ";";
+    events_.clear();
+    RunOptions o;
+    o.storage_root = Path("fallback");
+    std::filesystem::remove_all(o.storage_root);
+    RunSummary s = Run(ParsePipeline(sql), o);
+    ASSERT_EQ(s.status, RunPhase::kCompleted) << s.ToString();
+    bool fell_back = false;
+    for (const auto& e : events_) {
+      if (e.kind != RunEvent::Kind::kFallback) continue;
+      fell_back = true;
+      EXPECT_NE(e.message.find(reason), std::string::npos) << e.message;
+    }
+    EXPECT_TRUE(fell_back);
+  }
+  // A TTL needs event time to measure it by.
+  const std::string sql = base + "CREATE STREAMING TABLE out WITH (mode = 'incremental', "
+                                 "state_ttl = '5 seconds') AS SELECT a.seq, b.seq AS s2 FROM "
+                                 "STREAM(l) AS a JOIN STREAM(r) AS b ON a.key = b.key;";
+  RunOptions o;
+  o.storage_root = Path("ttl_without_watermark");
+  RunSummary s = Run(ParsePipeline(sql), o);
+  EXPECT_EQ(s.status, RunPhase::kFailed) << s.ToString();
+  EXPECT_NE(s.ToString().find("state_ttl measures event time"), std::string::npos)
+      << s.ToString();
+}
+
+}  // namespace
+}  // namespace thund::native::testing
