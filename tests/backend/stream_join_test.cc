@@ -12,6 +12,7 @@
 #include <arrow/api.h>
 
 #include "batch_fixture.h"
+#include "event_rows.h"
 #include "engine/duckdb/sql_quote.h"
 #include "engine/stream/incremental_plan.h"
 #include "sql/sql_analysis.h"
@@ -198,6 +199,60 @@ TEST_F(StreamJoinTest, TimeBoundsAndStateTtlBoundTheKeptRows) {
                         " EXCEPT ALL SELECT * FROM " + Rows(Path("bounded"), "equi_join") + ")");
   ASSERT_TRUE(missing);
   EXPECT_EQ(missing->column(0)->GetScalar(0).ValueOrDie()->ToString(), "0");
+}
+
+// Rows at the given seconds after 2026-01-01 with key `k` and values v0,
+// v0 + 1, ...
+std::shared_ptr<arrow::RecordBatch> At(const std::vector<int64_t>& seconds, const std::string& k,
+                                       int64_t v0 = 0) {
+  std::vector<EventRow> rows;
+  for (size_t i = 0; i < seconds.size(); ++i) {
+    EventRow r;
+    r.ts = (1767225600LL + seconds[i]) * 1000000;
+    r.k = k;
+    r.v = v0 + static_cast<int64_t>(i);
+    rows.push_back(r);
+  }
+  return EventBatch(rows);
+}
+
+TEST_F(StreamJoinTest, AnIdleSideHoldsTheStateAndLateRowsOnEitherSideAreDropped) {
+  const char* sql = R"sql(
+CREATE STREAMING TABLE a AS SELECT * FROM STREAM read_memory('a');
+CREATE STREAMING TABLE b AS SELECT * FROM STREAM read_memory('b');
+CREATE STREAMING TABLE out WITH (mode = 'incremental', watermark = 'ts',
+  allowed_lateness = '1 second', trigger = 'processing_time(1ms)') AS
+SELECT epoch_us(x.ts) AS ta, epoch_us(y.ts) AS tb, x.v AS va, y.v AS vb
+FROM STREAM(a) AS x JOIN STREAM(b) AS y
+  ON x.k = y.k AND y.ts BETWEEN x.ts - INTERVAL '2' SECONDS AND x.ts;
+)sql";
+  RunOptions o;
+  // b says nothing for three triggers: W stays at b's 2 s - 1 s, so a's rows
+  // wait for it. a's row at 0 s in the last trigger, and b's at 1 s there,
+  // are behind W (by then 3 s) and dropped.
+  o.memory_streams["a"] = {At({1, 2, 3}, "k"), At({4, 5, 6}, "k"), At({7, 8, 9}, "k"),
+                           At({10, 11}, "k"), At({0, 12}, "k", 100)};
+  o.memory_streams["b"] = {At({1, 2}, "k"), At({}, "k"), At({}, "k"), At({3, 4, 9, 10}, "k"),
+                           At({1, 11}, "k", 100)};
+  RunSummary s = Run(ParsePipeline(sql), o);
+  ASSERT_EQ(s.status, RunPhase::kCompleted) << s.ToString();
+  int64_t late = 0;
+  for (const auto& e : events_) {
+    ASSERT_NE(e.kind, RunEvent::Kind::kFallback) << e.message;
+    if (e.kind == RunEvent::Kind::kLateRows) late += e.count;
+  }
+  EXPECT_EQ(late, 2);
+  // The batch join over the rows that were not late.
+  const std::string base = "1767225600000000";
+  auto rows = [&](const std::string& name) {
+    return "(SELECT * FROM read_parquet(" + QuoteString(root() + "/" + name +
+           "/current/*.parquet") + ") WHERE NOT (v = 100 AND epoch_us(ts) < " + base +
+           " + 3000000))";
+  };
+  EXPECT_DATASET_MATCHES(
+      "out", "SELECT epoch_us(x.ts) AS ta, epoch_us(y.ts) AS tb, x.v AS va, y.v AS vb FROM " +
+                 rows("a") + " AS x JOIN " + rows("b") + " AS y ON x.k = y.k AND "
+                 "epoch_us(y.ts) BETWEEN epoch_us(x.ts) - 2000000 AND epoch_us(x.ts)");
 }
 
 TEST_F(StreamJoinTest, ExplainNamesEachOperatorAndItsState) {
