@@ -37,7 +37,8 @@ int main() {
   p.Add(Flow("clicks_clean", "clicks_clean", "SELECT user_id, url, ts FROM STREAM(clicks)")
             // No mode: the run's default applies (thund run --streaming-mode).
             .WithStreaming({std::nullopt, Trigger::ProcessingTime(5000), OutputMode::kAppend,
-                            Watermark{"ts", 10'000, std::nullopt}, std::nullopt, ""}));
+                            Watermark{"ts", 10'000, std::nullopt}, std::nullopt, "",
+                            std::nullopt}));
 
   auto per_minute_schema = arrow::schema({
       arrow::field("window_start", arrow::timestamp(arrow::TimeUnit::MICRO)),
@@ -53,7 +54,7 @@ int main() {
              "GROUP BY window_start, window_end")
             .WithStreaming({StreamingMode::kIncremental, Trigger::ProcessingTime(5000),
                             OutputMode::kAppend, Watermark{"ts", 10'000, 60'000},
-                            WindowSpec::Tumbling("ts", 60'000), "clicks_late"}));
+                            WindowSpec::Tumbling("ts", 60'000), "clicks_late", std::nullopt}));
 
   p.Add(Dataset::StreamingTable("users"));
   GeneratorSource users_feed;

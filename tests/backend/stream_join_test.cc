@@ -195,7 +195,8 @@ TEST_F(StreamJoinTest, TimeBoundsAndStateTtlBoundTheKeptRows) {
   ASSERT_GT(ttl, 0);
   EXPECT_LT(ttl, 2000);
   // What it joined is a subset of the full join: pairs within the TTL.
-  auto missing = Oracle("SELECT count(*) AS n FROM (SELECT * FROM " + Rows(Path("ttl"), "ttl_join") +
+  auto missing = Oracle("SELECT count(*) AS n FROM (SELECT * FROM " +
+                        Rows(Path("ttl"), "ttl_join") +
                         " EXCEPT ALL SELECT * FROM " + Rows(Path("bounded"), "equi_join") + ")");
   ASSERT_TRUE(missing);
   EXPECT_EQ(missing->column(0)->GetScalar(0).ValueOrDie()->ToString(), "0");
@@ -257,7 +258,9 @@ FROM STREAM(a) AS x JOIN STREAM(b) AS y
 
 TEST_F(StreamJoinTest, ExplainNamesEachOperatorAndItsState) {
   std::string sql = kJoins;
-  for (size_t at; (at = sql.find("{mode}")) != std::string::npos;) sql.replace(at, 6, "incremental");
+  for (size_t at; (at = sql.find("{mode}")) != std::string::npos;) {
+    sql.replace(at, 6, "incremental");
+  }
   Pipeline p = ParsePipeline(sql);
   const std::map<std::string, std::string> expected = {
       {"window_join", "window join: joins each closed window's rows of both sides"},

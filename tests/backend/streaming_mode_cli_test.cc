@@ -17,16 +17,18 @@ class StreamingModeCliTest : public ::testing::Test {
  protected:
   std::string Thund(const std::string& args) { return std::string(THUND_BINARY) + " " + args; }
 
-  // Two DISTINCT flows (a shape the incremental mode runs in Recompute mode,
+  // Two DISTINCT ON flows (a shape the incremental mode runs in Recompute mode,
   // with a fallback event): `plain` sets no mode, `pinned` sets recompute.
   std::string Pipeline() {
     const std::string file = dir_.File("modes.sql");
     std::ofstream(file)
         << "CREATE STREAMING TABLE ev AS SELECT * FROM STREAM "
            "read_generator(kind => 'keyed_events', rows_per_batch => 10, total_rows => 20);\n"
-           "CREATE STREAMING TABLE plain WITH (streaming = true) AS SELECT DISTINCT key "
+           "CREATE STREAMING TABLE plain WITH (streaming = true) AS "
+           "SELECT DISTINCT ON (key) key "
            "FROM STREAM(ev);\n"
-           "CREATE STREAMING TABLE pinned WITH (mode = 'recompute') AS SELECT DISTINCT key "
+           "CREATE STREAMING TABLE pinned WITH (mode = 'recompute') AS "
+           "SELECT DISTINCT ON (key) key "
            "FROM STREAM(ev);\n";
     return file;
   }
@@ -53,7 +55,7 @@ class StreamingModeCliTest : public ::testing::Test {
 TEST_F(StreamingModeCliTest, TheRunDefaultAppliesToFlowsThatSetNoMode) {
   EXPECT_EQ(FallbackFlows(""), std::set<std::string>{});
   EXPECT_EQ(FallbackFlows("--streaming-mode recompute"), std::set<std::string>{});
-  // The flow that takes the default asks for incremental and falls back (DISTINCT),
+  // The flow that takes the default asks for incremental and falls back (DISTINCT ON),
   // saying so; the flow pinned to recompute is not affected.
   EXPECT_EQ(FallbackFlows("--streaming-mode incremental"), std::set<std::string>{"plain"});
 }

@@ -335,7 +335,7 @@ SELECT auction, window.end AS we, count(*) AS n FROM STREAM(bids)
 WATERMARK date_time DELAY OF INTERVAL 2 SECONDS GROUP BY auction, window(date_time, '10 seconds');
 CREATE STREAMING TABLE medians WITH (output_mode = 'update') AS
 SELECT channel, median(price) AS m FROM STREAM(bids) GROUP BY channel;
-CREATE STREAMING TABLE distinct_bidders AS SELECT DISTINCT bidder FROM STREAM(bids);
+CREATE STREAMING TABLE distinct_bidders AS SELECT DISTINCT ON (bidder) bidder FROM STREAM(bids);
 )sql");
   auto r = Thund("explain " + testing::ShellQuote(path) + " per_window");
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;

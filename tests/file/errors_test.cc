@@ -101,7 +101,7 @@ TEST(PipelineFileErrors, ScalarWhereAMappingBelongs) {
   auto diags = Errors("name: p\nflows:\n  - target: t\n    streaming: fast\n");
   auto d = Expect(diags, "wrong-type", 4, 16, "flows[0].streaming");
   EXPECT_EQ(d.message, "expected a streaming mapping, got a scalar ('fast')");
-  EXPECT_EQ(d.hint, "valid keys: mode, trigger, output_mode, watermark, window, late_rows");
+  EXPECT_EQ(d.hint, "valid keys: mode, trigger, output_mode, watermark, window, late_rows, state_ttl");
 }
 
 TEST(PipelineFileErrors, ListWhereAStringBelongs) {

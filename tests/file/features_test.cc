@@ -204,7 +204,7 @@ TEST(PipelineFile, CanonicalForm) {
   p.Add(Flow::FromSource("clicks", "clicks", FileSource{"landing/", FileFormat::kJson, true, {}})
             .WithStreaming({StreamingMode::kIncremental, Trigger::ProcessingTime(10'000),
                             OutputMode::kAppend, Watermark{"ts", 30'000, std::nullopt},
-                            WindowSpec::Tumbling("ts", 60'000), ""}));
+                            WindowSpec::Tumbling("ts", 60'000), "", std::nullopt}));
   p.Add(Flow("per_minute", "per_minute", "SELECT count(*) AS n\nFROM clicks\n"));
   const std::string want =
       "name: shop\n"

@@ -62,7 +62,7 @@ Pipeline FullFixture() {
             .WithStreaming({StreamingMode::kIncremental, Trigger::ProcessingTime(10'000),
                             OutputMode::kUpdate, Watermark{"ordered_at", 60'000, 1'500},
                             WindowSpec::Hopping("ordered_at", 600'000, 60'000),
-                            "late_orders"}));
+                            "late_orders", 3'600'000}));
   p.Add(Flow::FromSource("backfill", "raw_orders",
                          FileSource{"archive/*.parquet", FileFormat::kParquet, false, {}})
             .WithOnce());

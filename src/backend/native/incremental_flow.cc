@@ -1047,9 +1047,9 @@ arrow::Result<std::shared_ptr<IncrementalFlow>> MakeIncrementalFlow(
     auto bounded = SparkToDuckDbWindowBounded(flow.sql);
     if (!bounded.ok()) return FlowError(flow, bounded.status());
     inc->query_sql = *bounded;
-    while (!inc->query_sql.empty() &&
-           (inc->query_sql.back() == ';' || std::isspace(static_cast<unsigned char>(inc->query_sql.back())))) {
-      inc->query_sql.pop_back();
+    std::string& q = inc->query_sql;
+    while (!q.empty() && (q.back() == ';' || std::isspace(static_cast<unsigned char>(q.back())))) {
+      q.pop_back();
     }
   }
   if (inc->plan.op == IncrementalOperator::kDedup) {
