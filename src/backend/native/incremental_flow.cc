@@ -224,6 +224,8 @@ class Stepper {
     return EmptyLike(like);
   }
   arrow::Status Replace(std::shared_ptr<arrow::Table> rows);
+  // Emits the rows of a result that only grows (stateless, stream join).
+  arrow::Status EmitGrowing(const std::shared_ptr<arrow::Table>& out);
   arrow::Result<std::shared_ptr<arrow::Table>> DropHidden(std::shared_ptr<arrow::Table> t);
   OutputMode Mode() const {
     return flow_.streaming ? flow_.streaming->output_mode : OutputMode::kAppend;
@@ -318,6 +320,16 @@ arrow::Status Stepper::Emit(std::shared_ptr<arrow::Table> rows) {
   return AddRows(f_, checked, &step_, KeepsRows(ds_));
 }
 
+arrow::Status Stepper::EmitGrowing(const std::shared_ptr<arrow::Table>& out) {
+  if (Mode() != OutputMode::kComplete) return Emit(out);
+  // Complete: the target holds every row so far (the result only grows).
+  ARROW_ASSIGN_OR_RAISE(auto checked, CheckRows(ctx_, ds_, flow_, out, &step_));
+  ARROW_ASSIGN_OR_RAISE(auto all, Append(f_.rows, checked));
+  ReplaceRows(f_, all, &step_);
+  step_.rows_out = checked->num_rows();
+  return arrow::Status::OK();
+}
+
 arrow::Status Stepper::Replace(std::shared_ptr<arrow::Table> rows) {
   ARROW_ASSIGN_OR_RAISE(rows, DropHidden(std::move(rows)));
   ARROW_ASSIGN_OR_RAISE(auto checked, CheckRows(ctx_, ds_, flow_, rows, &step_));
@@ -333,14 +345,7 @@ arrow::Status Stepper::Stateless() {
     for (const auto& [name, rows] : fresh_) ARROW_RETURN_NOT_OK(binding.Bind(name, rows));
     ARROW_ASSIGN_OR_RAISE(out, Q(inc_.query_sql));
   }
-  if (Mode() == OutputMode::kComplete) {
-    ARROW_ASSIGN_OR_RAISE(auto checked, CheckRows(ctx_, ds_, flow_, out, &step_));
-    ARROW_ASSIGN_OR_RAISE(auto all, Append(f_.rows, checked));
-    ReplaceRows(f_, all, &step_);
-    step_.rows_out = checked->num_rows();
-    return arrow::Status::OK();
-  }
-  return Emit(out);
+  return EmitGrowing(out);
 }
 
 arrow::Result<std::shared_ptr<arrow::Table>> Stepper::Final(
@@ -796,14 +801,7 @@ arrow::Status Stepper::StreamJoin() {
     }
   }
   if (!out) return arrow::Status::OK();
-  if (Mode() == OutputMode::kComplete) {
-    ARROW_ASSIGN_OR_RAISE(auto checked, CheckRows(ctx_, ds_, flow_, out, &step_));
-    ARROW_ASSIGN_OR_RAISE(auto all, Append(f_.rows, checked));
-    ReplaceRows(f_, all, &step_);
-    step_.rows_out = checked->num_rows();
-    return arrow::Status::OK();
-  }
-  return Emit(out);
+  return EmitGrowing(out);
 }
 
 arrow::Status Stepper::Dedup() {

@@ -41,16 +41,7 @@ const PlanNode* Subquery(const Expr& e) {
   return e.filter ? Subquery(*e.filter) : nullptr;
 }
 
-std::string Label(const PlanNode& n) {
-  std::string out = plan::Name(n.kind);
-  if (n.kind == NodeKind::kScan) out += " " + n.scan.Joined();
-  if (n.kind == NodeKind::kJoin) out += std::string(" ") + plan::Name(n.join.kind);
-  if (n.kind == NodeKind::kOpaque) out += " (" + n.opaque_reason + ")";
-  if (n.pos.known()) {
-    out += " at " + std::to_string(n.pos.line) + ":" + std::to_string(n.pos.column);
-  }
-  return out;
-}
+std::string Label(const PlanNode& n) { return NodeLabel(n); }
 
 class Classifier {
  public:
@@ -58,16 +49,7 @@ class Classifier {
       : is_stream_(is_stream), out_(out) {}
 
   // Whether the subtree reads a stream (any scan of one).
-  bool ReadsStream(const PlanNode& n) const {
-    if (n.kind == NodeKind::kScan && n.scan.kind == plan::ScanKind::kDataset &&
-        is_stream_(n.scan.Joined())) {
-      return true;
-    }
-    for (const auto& in : n.inputs) {
-      if (ReadsStream(*in)) return true;
-    }
-    return false;
-  }
+  bool ReadsStream(const PlanNode& n) const { return stream::ReadsStream(n, is_stream_); }
 
   // Checks that `n` is stateless over its streams and records each node's
   // operator. Returns false (with out_->fallback set) when it is not.

@@ -20,15 +20,7 @@ using plan::PlanNode;
 
 std::string Lower(const std::string& s) { return internal::Lower(s); }
 
-std::string Label(const PlanNode& n) {
-  std::string out = plan::Name(n.kind);
-  if (n.kind == NodeKind::kScan) out += " " + n.scan.Joined();
-  if (n.kind == NodeKind::kJoin) out += std::string(" ") + plan::Name(n.join.kind);
-  if (n.pos.known()) {
-    out += " at " + std::to_string(n.pos.line) + ":" + std::to_string(n.pos.column);
-  }
-  return out;
-}
+std::string Label(const PlanNode& n) { return NodeLabel(n); }
 
 // The literal's text without quotes.
 std::string Unquoted(const std::string& s) {
@@ -152,16 +144,7 @@ class WindowLocal {
   WindowLocal(const std::function<bool(const std::string&)>& is_stream, WindowLocalShape* out)
       : is_stream_(is_stream), out_(out) {}
 
-  bool ReadsStream(const PlanNode& n) const {
-    if (n.kind == NodeKind::kScan && n.scan.kind == plan::ScanKind::kDataset &&
-        is_stream_(n.scan.Joined())) {
-      return true;
-    }
-    for (const auto& in : n.inputs) {
-      if (ReadsStream(*in)) return true;
-    }
-    return false;
-  }
+  bool ReadsStream(const PlanNode& n) const { return stream::ReadsStream(n, is_stream_); }
 
   // nullopt (with out_->why) when the subtree is not window-local.
   std::optional<Info> Visit(const PlanNode& n, const std::vector<const Expr*>& above = {}) {
@@ -450,6 +433,28 @@ std::vector<RowReach> MergeReach(const std::vector<RowReach>& uses, std::string*
 }
 
 }  // namespace
+
+bool ReadsStream(const PlanNode& n, const std::function<bool(const std::string&)>& is_stream) {
+  if (n.kind == NodeKind::kScan && n.scan.kind == plan::ScanKind::kDataset &&
+      is_stream(n.scan.Joined())) {
+    return true;
+  }
+  for (const auto& in : n.inputs) {
+    if (ReadsStream(*in, is_stream)) return true;
+  }
+  return false;
+}
+
+std::string NodeLabel(const PlanNode& n) {
+  std::string out = plan::Name(n.kind);
+  if (n.kind == NodeKind::kScan) out += " " + n.scan.Joined();
+  if (n.kind == NodeKind::kJoin) out += std::string(" ") + plan::Name(n.join.kind);
+  if (n.kind == NodeKind::kOpaque) out += " (" + n.opaque_reason + ")";
+  if (n.pos.known()) {
+    out += " at " + std::to_string(n.pos.line) + ":" + std::to_string(n.pos.column);
+  }
+  return out;
+}
 
 std::optional<int64_t> ColumnOffsetMicros(const Expr& e, const Expr** column) {
   if (e.kind == ExprKind::kColumn) {

@@ -74,6 +74,11 @@ struct StreamJoinShape {
 StreamJoinShape AnalyzeStreamJoin(const plan::PlanNode& root,
                                   const std::function<bool(const std::string&)>& is_stream);
 
+// Whether the subtree scans a stream; "<Node> [name|kind] [at line:col]".
+bool ReadsStream(const plan::PlanNode& n,
+                 const std::function<bool(const std::string&)>& is_stream);
+std::string NodeLabel(const plan::PlanNode& n);
+
 // The offset of `e` from a column: `col` itself (0), or `col + INTERVAL x`,
 // `col - INTERVAL x`; nullopt for anything else. `column` receives the column.
 std::optional<int64_t> ColumnOffsetMicros(const plan::Expr& e, const plan::Expr** column);
