@@ -9,6 +9,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cases="${1:-10000}"
 seed="${2:-1}"
 echo "incremental property test: $cases cases, seed $seed"
-THUND_PROPERTY_CASES="$cases" THUND_PROPERTY_SEED="$seed" \
+# Both grammars (filters / unions / aggregations, and joins / nested windows /
+# deduplication) and as many random AUTO CDC change streams.
+THUND_PROPERTY_CASES="$cases" THUND_CDC_CASES="$cases" THUND_PROPERTY_SEED="$seed" \
   "$ROOT/build/tests/thund_backend_tests" \
-  --gtest_filter='IncrementalPropertyTest.*'
+  --gtest_filter='IncrementalPropertyTest.*:StreamIncrementalCdcTest.RandomChangeStreams*'

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -429,9 +430,15 @@ TEST_F(StreamIncrementalCdcTest, ExplainShowsTheCdcOperatorAndItsState) {
 // Random change streams: few keys and sequence values (ties, repeats),
 // deletes, NULL keys, sequences and operations, values that repeat (SCD2
 // versions that do not open), split at random into triggers.
+// THUND_CDC_CASES (default 100) and THUND_PROPERTY_SEED (default 0: the
+// first seed) set how many streams and from which seed
+// (scripts/incremental_property.sh runs more).
 TEST_F(StreamIncrementalCdcTest, RandomChangeStreamsEqualRecomputeAfterEveryTrigger) {
   const std::vector<std::string> names = {"a", "b", "c"};
-  for (uint32_t seed = 0; seed < 100; ++seed) {
+  uint32_t cases = 100, first = 0;
+  if (const char* env = std::getenv("THUND_CDC_CASES")) cases = std::atoi(env);
+  if (const char* env = std::getenv("THUND_PROPERTY_SEED")) first = std::atoi(env) * 1000003u;
+  for (uint32_t seed = first; seed < first + cases; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     std::mt19937 rng(seed);
     auto pick = [&](int n) { return static_cast<int>(rng() % n); };
