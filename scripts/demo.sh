@@ -44,3 +44,13 @@ echo "== preview: the busiest auction windows (emitted once the watermark closed
   "SELECT auction, window.start AS window_start, window.end AS window_end, bids, top_price FROM bids_per_window ORDER BY bids DESC, auction LIMIT 5"
 echo "== preview: running totals per channel (Update mode)"
 ./build/thund show channel_totals examples/streaming/auctions.sql
+
+echo
+echo "== joins and deduplication in the incremental mode (examples/streaming/joins.sql)"
+rm -rf .thund/joins
+./build/thund run examples/streaming/joins.sql --events none
+echo "== how the interval join runs, and the state it kept at the last commit"
+./build/thund explain examples/streaming/joins.sql early_bids | sed -n '/incremental operators/,$p'
+echo "== preview: sellers who registered and opened an auction in the same 5-second window"
+./build/thund query examples/streaming/joins.sql \
+  "SELECT window_start, id, name, auctions FROM new_sellers ORDER BY auctions DESC, id LIMIT 5"
