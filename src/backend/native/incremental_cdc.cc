@@ -27,16 +27,6 @@ constexpr const char* kTouched = "__thund_cdc_touched";
 constexpr const char* kRelevant = "__thund_cdc_relevant";
 constexpr const char* kTarget = "__thund_cdc_target";
 
-// The flow's AUTO CDC with its delete condition in DuckDB SQL.
-arrow::Result<Cdc> DuckDbCdc(const Flow& flow) {
-  Cdc cdc = *flow.cdc;
-  if (cdc.apply_as_deletes.empty()) return cdc;
-  const std::string select = "SELECT ";
-  auto translated = SparkToDuckDb(select + cdc.apply_as_deletes);
-  if (!translated.ok()) return FlowError(flow, translated.status());
-  cdc.apply_as_deletes = translated->substr(select.size());
-  return cdc;
-}
 
 std::vector<std::string> Names(const arrow::Schema& schema) {
   std::vector<std::string> out;
@@ -94,22 +84,6 @@ arrow::Result<int64_t> NextArrival(const std::shared_ptr<arrow::Table>& log) {
   return next;
 }
 
-// `changes` with arrival ordinals from, from + 1, ... in row order.
-arrow::Result<std::shared_ptr<arrow::Table>> WithArrival(
-    const std::shared_ptr<arrow::Table>& changes, int64_t from) {
-  for (const auto& name : Names(*changes->schema())) {
-    if (internal::Lower(name) == internal::Lower(kCdcArrival)) {
-      return arrow::Status::Invalid("the change feed has a column ", internal::Quote(name),
-                                    ", a name AUTO CDC keeps for itself: rename the column");
-    }
-  }
-  arrow::Int64Builder b;
-  ARROW_RETURN_NOT_OK(b.Reserve(changes->num_rows()));
-  for (int64_t i = 0; i < changes->num_rows(); ++i) b.UnsafeAppend(from + i);
-  ARROW_ASSIGN_OR_RAISE(auto arrival, b.Finish());
-  return changes->AddColumn(changes->num_columns(), arrow::field(kCdcArrival, arrow::int64()),
-                            std::make_shared<arrow::ChunkedArray>(arrival));
-}
 
 // `rows` (out of DuckDB) in the target's schema.
 arrow::Result<std::shared_ptr<arrow::Table>> Conform(const std::shared_ptr<arrow::Table>& rows,
@@ -141,6 +115,32 @@ std::string CompactSql(const Cdc& cdc, const KeySql& k) {
 }
 
 }  // namespace
+
+arrow::Result<Cdc> DuckDbCdc(const Flow& flow) {
+  Cdc cdc = *flow.cdc;
+  if (cdc.apply_as_deletes.empty()) return cdc;
+  const std::string select = "SELECT ";
+  auto translated = SparkToDuckDb(select + cdc.apply_as_deletes);
+  if (!translated.ok()) return FlowError(flow, translated.status());
+  cdc.apply_as_deletes = translated->substr(select.size());
+  return cdc;
+}
+
+arrow::Result<std::shared_ptr<arrow::Table>> WithArrival(
+    const std::shared_ptr<arrow::Table>& changes, int64_t from) {
+  for (const auto& name : Names(*changes->schema())) {
+    if (internal::Lower(name) == internal::Lower(kCdcArrival)) {
+      return arrow::Status::Invalid("the change feed has a column ", internal::Quote(name),
+                                    ", a name AUTO CDC keeps for itself: rename the column");
+    }
+  }
+  arrow::Int64Builder b;
+  ARROW_RETURN_NOT_OK(b.Reserve(changes->num_rows()));
+  for (int64_t i = 0; i < changes->num_rows(); ++i) b.UnsafeAppend(from + i);
+  ARROW_ASSIGN_OR_RAISE(auto arrival, b.Finish());
+  return changes->AddColumn(changes->num_columns(), arrow::field(kCdcArrival, arrow::int64()),
+                            std::make_shared<arrow::ChunkedArray>(arrival));
+}
 
 void PrepareIncrementalCdc(const Flow& flow, IncrementalFlow* inc) {
   if (flow.cdc) inc->definition += " AUTO CDC " + flow.cdc->ToString();

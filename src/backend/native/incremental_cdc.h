@@ -59,6 +59,16 @@ void PrepareIncrementalCdc(const Flow& flow, IncrementalFlow* inc);
 // the total so far and, when changes arrived, the target (ReplaceRows), the
 // log and the count; a failure leaves `f` and its state as they were.
 // REQUIRES: f.incremental was planned as kCdc and prepared.
+// The flow's AUTO CDC with its delete condition in DuckDB SQL (Recompute
+// mode uses it too).
+arrow::Result<Cdc> DuckDbCdc(const Flow& flow);
+
+// `changes` with the arrival ordinals from, from + 1, ... in row order, as
+// column kCdcArrival (Invalid when the feed already has a column of that
+// name).
+arrow::Result<std::shared_ptr<arrow::Table>> WithArrival(
+    const std::shared_ptr<arrow::Table>& changes, int64_t from);
+
 arrow::Status ApplyIncrementalCdc(RunContext& ctx, DatasetStream& ds, FlowStream& f,
                                   const std::shared_ptr<arrow::Table>& changes, FlowStep* step);
 

@@ -774,13 +774,15 @@ arrow::Status Stepper::StreamJoin() {
       ARROW_ASSIGN_OR_RAISE(kept[i], EmptyLike(fresh[i]));
     }
   }
-  std::shared_ptr<arrow::Table> out;
+  std::shared_ptr<arrow::Table> out, all[2];
+  for (size_t i = 0; i < 2; ++i) {
+    ARROW_ASSIGN_OR_RAISE(all[i], Append(kept[i], fresh[i]));
+  }
   // new(A) x (kept(B) + new(B)), then kept(A) x new(B).
   if (fresh[0]->num_rows() > 0) {
-    ARROW_ASSIGN_OR_RAISE(auto all_b, Append(kept[1], fresh[1]));
     InputBinding binding(ctx_, streams_);
     ARROW_RETURN_NOT_OK(binding.Bind(inputs[0], fresh[0]));
-    ARROW_RETURN_NOT_OK(binding.Bind(inputs[1], all_b));
+    ARROW_RETURN_NOT_OK(binding.Bind(inputs[1], all[1]));
     ARROW_ASSIGN_OR_RAISE(out, Q(inc_.query_sql));
   }
   if (fresh[1]->num_rows() > 0 && kept[0]->num_rows() > 0) {
@@ -791,7 +793,7 @@ arrow::Status Stepper::StreamJoin() {
     ARROW_ASSIGN_OR_RAISE(out, Append(out, more));
   }
   for (size_t i = 0; i < 2; ++i) {
-    ARROW_ASSIGN_OR_RAISE(inc_.sides[i], Append(kept[i], fresh[i]));
+    inc_.sides[i] = all[i];
     const engine::stream::RowReach& r = inc_.plan.reach[i];
     if (w_now_ == kEndOfInput) {
       ARROW_ASSIGN_OR_RAISE(inc_.sides[i], EmptyLike(inc_.sides[i]));
@@ -888,7 +890,7 @@ arrow::Status Stepper::FirstRow() {
   std::string final_cond = "FALSE";
   if (w_now_ == kEndOfInput) {
     final_cond = "TRUE";
-  } else if (inc_.dedup_time_column.size() && w_now_ != kNoWatermark) {
+  } else if (!inc_.dedup_time_column.empty() && w_now_ != kNoWatermark) {
     final_cond = Micros(QuoteIdentifier(d.order_column)) + " < " + std::to_string(w_now_);
   }
   Registered r_c(ctx_, kMerged);
@@ -1089,28 +1091,21 @@ arrow::Result<std::shared_ptr<IncrementalFlow>> MakeIncrementalFlow(
       r.time_column = clock.column;
       r.to_us = *ttl * 1000;
     }
-    for (const auto& r : inc->plan.reach) {
+    // Each time column must be a timestamp column of its stream; it takes the
+    // stream's spelling (DuckDB matches names case-insensitively).
+    for (auto& r : inc->plan.reach) {
       const DatasetStream* ds = FindStream(streams, r.input);
       if (r.unbounded || !ds->schema) continue;
-      auto field = ds->schema->GetFieldByName(r.time_column);
-      if (!field) {
-        // Look the column up case-insensitively (DuckDB's rule).
-        for (const auto& fd : ds->schema->fields()) {
-          if (SameName(fd->name(), r.time_column)) field = fd;
-        }
+      std::shared_ptr<arrow::Field> field;
+      for (const auto& fd : ds->schema->fields()) {
+        if (SameName(fd->name(), r.time_column)) field = fd;
       }
       if (!field || field->type()->id() != arrow::Type::TIMESTAMP) {
         *fallback = "Scan " + r.input + ": its time column '" + r.time_column +
                     "' is not a timestamp column of the stream";
         return nullptr;
       }
-    }
-    for (auto& r : inc->plan.reach) {
-      const DatasetStream* ds = FindStream(streams, r.input);
-      if (!ds->schema) continue;
-      for (const auto& fd : ds->schema->fields()) {
-        if (SameName(fd->name(), r.time_column)) r.time_column = fd->name();
-      }
+      r.time_column = field->name();
     }
   }
   inc->definition = std::string(Name(flow.streaming ? flow.streaming->output_mode

@@ -3,6 +3,7 @@
 #include <arrow/array/builder_primitive.h>
 
 #include "backend/native/flow_runner.h"
+#include "backend/native/incremental_cdc.h"
 #include "engine/batch/expectations.h"
 #include "engine/batch/schema_conform.h"
 #include "engine/duckdb/sql_quote.h"
@@ -22,7 +23,6 @@ constexpr const char* kNow = "__thund_stream_now";
 constexpr const char* kPrev = "__thund_stream_prev";
 constexpr const char* kDelta = "__thund_stream_delta";
 constexpr const char* kCheck = "__thund_stream_check";
-constexpr const char* kArrival = "__thund_arrival";
 
 // The event-time watermark of `flow` now: the smallest over its inputs of
 // (the largest event time each holds - its allowed lateness). nullopt when no
@@ -66,14 +66,6 @@ arrow::Result<std::shared_ptr<arrow::Table>> Delta(RunContext& ctx, const Flow& 
 // The window end a windowed Append query carries when its SELECT keeps none.
 constexpr const char* kHiddenWindowEnd = "__thund_window_end";
 
-arrow::Result<std::shared_ptr<arrow::Table>> WithArrival(const std::shared_ptr<arrow::Table>& t) {
-  arrow::Int64Builder b;
-  ARROW_RETURN_NOT_OK(b.Reserve(t->num_rows()));
-  for (int64_t i = 0; i < t->num_rows(); ++i) b.UnsafeAppend(i);
-  ARROW_ASSIGN_OR_RAISE(auto arr, b.Finish());
-  return t->AddColumn(t->num_columns(), arrow::field(kArrival, arrow::int64()),
-                      std::make_shared<arrow::ChunkedArray>(arr));
-}
 
 }  // namespace
 
@@ -378,18 +370,14 @@ arrow::Result<FlowStep> StepFlow(RunContext& ctx, DatasetStream& ds, FlowStream&
       break;
     }
     case FlowShape::kCdc: {
-      ARROW_ASSIGN_OR_RAISE(auto changes, WithArrival(now));
+      auto changes = WithArrival(now, 0);
+      if (!changes.ok()) return FlowError(flow, changes.status());
       Registered r_now(ctx, kNow);
-      ARROW_RETURN_NOT_OK(r_now.Set(changes));
-      Cdc cdc = *flow.cdc;
-      if (!cdc.apply_as_deletes.empty()) {
-        auto translated = SparkToDuckDb("SELECT " + cdc.apply_as_deletes);
-        if (!translated.ok()) return FlowError(flow, translated.status());
-        cdc.apply_as_deletes = translated->substr(std::string("SELECT ").size());
-      }
+      ARROW_RETURN_NOT_OK(r_now.Set(*changes));
+      ARROW_ASSIGN_OR_RAISE(const Cdc cdc, DuckDbCdc(flow));
       std::vector<std::string> columns;
-      for (const auto& field : changes->schema()->fields()) columns.push_back(field->name());
-      auto query = engine::stream::MakeCdcQuery(cdc, kNow, columns, kArrival);
+      for (const auto& field : (*changes)->schema()->fields()) columns.push_back(field->name());
+      auto query = engine::stream::MakeCdcQuery(cdc, kNow, columns, kCdcArrival);
       if (!query.ok()) return FlowError(flow, query.status());
       ARROW_ASSIGN_OR_RAISE(auto table, Query(ctx, flow, query->sql));
       auto ignored = ctx.session->QueryInt64(query->ignored_count_sql);

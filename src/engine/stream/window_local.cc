@@ -139,6 +139,27 @@ bool ReadsStreamExpr(const Expr& e, const std::function<bool(const PlanNode&)>& 
   return e.filter && ReadsStreamExpr(*e.filter, reads);
 }
 
+// The names a FROM item is known by above it.
+void Names(const PlanNode& n, std::set<std::string>* out) {
+  if (!n.alias.empty()) {
+    out->insert(Lower(n.alias));
+    return;
+  }
+  if (n.kind == NodeKind::kScan) {
+    if (!n.scan.alias.empty()) {
+      out->insert(Lower(n.scan.alias));
+    } else if (!n.scan.name.empty()) {
+      out->insert(Lower(n.scan.name.back()));
+    }
+    return;
+  }
+  if (n.kind == NodeKind::kJoin || n.kind == NodeKind::kFilter ||
+      n.kind == NodeKind::kWindowAssign) {
+    for (const auto& in : n.inputs) Names(*in, out);
+  }
+}
+
+
 class WindowLocal {
  public:
   WindowLocal(const std::function<bool(const std::string&)>& is_stream, WindowLocalShape* out)
@@ -217,26 +238,6 @@ class WindowLocal {
   }
 
  private:
-  // The names a FROM item is known by above it.
-  static void Names(const PlanNode& n, std::set<std::string>* out) {
-    if (!n.alias.empty()) {
-      out->insert(Lower(n.alias));
-      return;
-    }
-    if (n.kind == NodeKind::kScan) {
-      if (!n.scan.alias.empty()) {
-        out->insert(Lower(n.scan.alias));
-      } else if (!n.scan.name.empty()) {
-        out->insert(Lower(n.scan.name.back()));
-      }
-      return;
-    }
-    if (n.kind == NodeKind::kJoin || n.kind == NodeKind::kFilter ||
-        n.kind == NodeKind::kWindowAssign) {
-      for (const auto& in : n.inputs) Names(*in, out);
-    }
-  }
-
   void Note(const PlanNode& n, const std::string& what) { out_->notes.push_back({&n, what}); }
 
   template <typename Fail>
@@ -539,21 +540,11 @@ StreamJoinShape AnalyzeStreamJoin(const PlanNode& root,
   std::optional<int64_t> lo, hi;
   const Expr *lo_col = nullptr, *hi_col = nullptr;
   auto side_of = [&](const Expr& c) -> int {
-    if (c.kind != ExprKind::kColumn) return -1;
+    if (c.kind != ExprKind::kColumn || c.qualifier.empty()) return -1;
     for (int s = 0; s < 2; ++s) {
       std::set<std::string> names;
-      std::vector<const PlanNode*> stack = {n->inputs[s].get()};
-      while (!stack.empty()) {
-        const PlanNode* x = stack.back();
-        stack.pop_back();
-        if (!x->alias.empty()) names.insert(Lower(x->alias));
-        if (x->kind == NodeKind::kScan) {
-          names.insert(Lower(x->scan.alias.empty() && !x->scan.name.empty() ? x->scan.name.back()
-                                                                           : x->scan.alias));
-        }
-        for (const auto& in : x->inputs) stack.push_back(in.get());
-      }
-      if (!c.qualifier.empty() && names.count(Lower(c.qualifier.back()))) return s;
+      Names(*n->inputs[s], &names);
+      if (names.count(Lower(c.qualifier.back()))) return s;
     }
     return -1;
   };
