@@ -425,7 +425,6 @@ IncrementalPlan PlanIncremental(const PlanNode& root,
     out.runnable = true;
     out.op = IncrementalOperator::kStreamJoin;
     out.reach = j.reach;
-    out.join = j.join;
     for (const auto& r : j.reach) out.stream_inputs.push_back(r.input);
     const std::string bound = j.reach.front().unbounded ? "equi-join" : "interval join";
     ListNodes(root, 0,

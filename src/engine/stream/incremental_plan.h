@@ -75,7 +75,6 @@ struct IncrementalPlan {
   // kWindowed / kStreamJoin: how long each stream input's rows matter.
   std::vector<RowReach> reach;
   int64_t emit_delay_us = 0;                  // kWindowed
-  const plan::PlanNode* join = nullptr;       // kStreamJoin
   DedupShape dedup;                           // kDedup
 };
 

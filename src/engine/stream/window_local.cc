@@ -273,7 +273,6 @@ class WindowLocal {
       // A row at t is in the windows whose end lies in (t, t + size].
       o.reach.push_back({input, col, 0, w.size_us, false});
     }
-    out_->windows.push_back(&n);
     Note(n, std::string("window assignment, only of the windows that close this trigger (") +
                 plan::Name(w.shape) + ")");
     return o;

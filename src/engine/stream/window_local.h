@@ -54,7 +54,6 @@ struct WindowLocalShape {
   // A window is final once W >= its end + emit_delay_us (a time-bound side
   // whose rows may come after the window's end delays it).
   int64_t emit_delay_us = 0;
-  std::vector<const plan::PlanNode*> windows;  // the window assignments
   std::vector<std::pair<const plan::PlanNode*, std::string>> notes;  // per node, for explain
 };
 
