@@ -50,3 +50,11 @@ find_package(nlohmann_json REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(fmt REQUIRED)
 find_package(GTest REQUIRED)
+
+# xxHash (Debian libxxhash-dev): checksums of checkpoint files and the row
+# hashes of incremental checkpoints (src/engine/checkpoint/).
+find_path(THUND_XXHASH_INCLUDE xxhash.h REQUIRED)
+find_library(THUND_XXHASH_LIB xxhash REQUIRED)
+add_library(thund::xxhash UNKNOWN IMPORTED GLOBAL)
+set_target_properties(thund::xxhash PROPERTIES IMPORTED_LOCATION "${THUND_XXHASH_LIB}")
+target_include_directories(thund::xxhash SYSTEM INTERFACE "${THUND_XXHASH_INCLUDE}")

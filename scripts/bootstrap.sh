@@ -2,21 +2,24 @@
 # Installs everything thund needs on a fresh Debian 12 machine. Idempotent: when
 # everything is present it finishes in about a second and downloads nothing.
 #
-#   scripts/bootstrap.sh            # Debian packages, Arrow C++ (pyarrow wheel), DuckDB
+#   scripts/bootstrap.sh            # Debian packages, Arrow C++ (pyarrow wheel), DuckDB,
+#                                   # moto (S3-compatible server for the tests)
 #
 # Layout (all project-local, ignored by git):
 #   .deps/venv/        Python venv holding pyarrow==26.0.1 (Arrow C++ headers + libs)
+#                      and moto[server]==5.2.5 (bin/moto_server: the tests' S3 endpoint)
 #   .deps/duckdb/      libduckdb.so + duckdb.h (DuckDB 1.4.4, from npm, no scripts run)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DEPS="$ROOT/.deps"
 PYARROW_VERSION="26.0.1"
+MOTO_VERSION="5.2.5"
 DUCKDB_LIB_PKG="@duckdb/node-bindings-linux-x64@1.4.4-r.4"
 DUCKDB_SRC_PKG="duckdb@1.4.4"
 DEB_PACKAGES=(build-essential cmake ninja-build ccache pkg-config python3-venv
   libgtest-dev libgmock-dev libbenchmark-dev libyaml-cpp-dev nlohmann-json3-dev
-  libcli11-dev libfmt-dev)
+  libcli11-dev libfmt-dev libxxhash-dev)
 
 log() { printf '[bootstrap] %s\n' "$*" >&2; }
 
@@ -44,6 +47,15 @@ if [[ "$("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version(
   "$VENV/bin/pip" install -q --disable-pip-version-check "pyarrow==$PYARROW_VERSION"
 fi
 
+# --- moto: a real S3-compatible server on loopback, for the object-storage tests --
+moto_version() {
+  "$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("moto"))' 2>/dev/null
+}
+if [[ ! -x "$VENV/bin/moto_server" || "$(moto_version)" != "$MOTO_VERSION" ]]; then
+  log "installing moto[server]==$MOTO_VERSION"
+  "$VENV/bin/pip" install -q --disable-pip-version-check "moto[server]==$MOTO_VERSION"
+fi
+
 # --- DuckDB 1.4.4 C API from npm (npm pack: no install scripts run) ---------
 DUCK="$DEPS/duckdb"
 if [[ ! -f "$DUCK/libduckdb.so" || ! -f "$DUCK/include/duckdb.h" || ! -f "$DUCK/.version-1.4.4" ]]; then
@@ -57,4 +69,4 @@ if [[ ! -f "$DUCK/libduckdb.so" || ! -f "$DUCK/include/duckdb.h" || ! -f "$DUCK/
   mv "$tmp/package/src/duckdb/src/include/duckdb.h" "$DUCK/include/duckdb.h"
   touch "$DUCK/.version-1.4.4"
 fi
-log "ok (arrow: $VENV, duckdb: $DUCK)"
+log "ok (arrow + moto: $VENV, duckdb: $DUCK)"

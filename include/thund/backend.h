@@ -51,7 +51,8 @@ struct RunEvent {
     kFallback,       // flow, message = what is run instead and why
     kTrigger,        // flow, trigger index, rows_in, rows_out, elapsed_ms, positions
     kLateRows,       // flow, count
-    kCheckpoint,     // flow, epoch
+    kCheckpoint,     // epoch, elapsed_ms, count (bytes written), message (what it holds)
+    kRecovery,       // epoch resumed from, message = what recovery found and did
     kMessage,        // message
   };
   Kind kind = Kind::kMessage;

@@ -44,7 +44,9 @@ enum class OutputMode { kAppend, kUpdate, kComplete };
 enum class TriggerKind { kOnce, kAvailableNow, kProcessingTime };
 enum class WindowKind { kTumbling, kHopping, kSession };
 enum class FileFormat { kParquet, kCsv, kJson };  // files read or written
-enum class WriteMode { kAppend, kOverwrite };      // how a sink writes its files
+// How a sink writes: add files, replace them, or upsert a keyed Parquet table
+// (kMerge: StorageSpec::merge_keys; docs/storage.md, "Merge sinks").
+enum class WriteMode { kAppend, kOverwrite, kMerge };
 // Keyed writes: rows whose key repeats among the rows being written.
 enum class DuplicateKeys {
   kFirst,  // write the first row per key (in output order); count the rest as skipped
@@ -73,7 +75,7 @@ const char* Name(OutputMode v);
 const char* Name(TriggerKind v);
 const char* Name(WindowKind v);
 const char* Name(FileFormat v);       // "parquet" | "csv" | "json"
-const char* Name(WriteMode v);        // "append" | "overwrite"
+const char* Name(WriteMode v);        // "append" | "overwrite" | "merge"
 const char* Name(DuplicateKeys v);    // "first" | "all"
 const char* Name(NullKeys v);         // "error" | "drop"
 const char* Name(KeyMatch v);         // "exact" | "hash"
@@ -139,6 +141,9 @@ struct StorageSpec {
   std::optional<WriteMode> mode;     // sinks; unset = the default (append)
   std::vector<std::string> partition_by;
   StringMap options;     // format/writer options
+  // Sinks with mode merge: the columns a row is upserted by (a row replaces
+  // the row with its key). Required by, and only allowed with, kMerge.
+  std::vector<std::string> merge_keys;
 
   bool empty() const;
   bool operator==(const StorageSpec&) const = default;

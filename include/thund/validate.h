@@ -68,8 +68,12 @@ arrow::Result<std::vector<std::string>> FlowInputs(const Pipeline& p, const Flow
 //             cdc-column (key missing from the target's declared schema)
 //   datasets  expectation-name, expectation-predicate (empty or does not
 //             parse), duplicate-expectation, keyed-write-value,
-//             keyed-write-key, keyed-write-on-view, storage-format,
-//             storage-mode, no-writer (error for views, warning otherwise;
+//             keyed-write-key, keyed-write-on-view, keyed-write-sink,
+//             storage-format, storage-mode, merge-sink (mode merge on a
+//             non-sink, with a format other than parquet, or a one-file
+//             location), merge-keys (mode merge without merge_keys, a key
+//             listed twice, empty or missing from the declared schema;
+//             merge_keys without mode merge), no-writer (error for views, warning otherwise;
 //             a late_rows table counts as written by the flows naming it)
 // Thread-safe.
 Diagnostics Validate(const Pipeline& p);

@@ -49,7 +49,7 @@ ParsedValue<std::optional<WriteMode>> ParseStorageMode(std::string_view text) {
   return Parse<std::optional<WriteMode>>(
       text, ParseWriteMode, std::optional<std::optional<WriteMode>>(std::in_place, std::nullopt),
       {"storage-mode", "storage mode " + Quote(text) + " is not supported",
-       "use append or overwrite"});
+       "use append, overwrite or merge"});
 }
 
 ParsedValue<std::optional<FileFormat>> ParseSourceFormat(std::string_view text) {

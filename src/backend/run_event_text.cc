@@ -72,6 +72,7 @@ const char* RunEvent::KindName(Kind k) {
     case Kind::kTrigger: return "trigger";
     case Kind::kLateRows: return "late_rows";
     case Kind::kCheckpoint: return "checkpoint";
+    case Kind::kRecovery: return "recovery";
     case Kind::kMessage: return "message";
   }
   return "?";
@@ -104,7 +105,10 @@ std::string RunEvent::ToString() const {
     case Kind::kLateRows:
       return FlowLabel(*this) + ": " + std::to_string(count) +
              (message.empty() ? " late rows dropped" : " " + message);
-    case Kind::kCheckpoint: return FlowLabel(*this) + ": checkpoint epoch " + std::to_string(epoch);
+    case Kind::kCheckpoint:
+      return (flow.empty() ? std::string("pipeline") : FlowLabel(*this)) + ": checkpoint epoch " +
+             std::to_string(epoch) + (message.empty() ? "" : " (" + message + ")");
+    case Kind::kRecovery: return "recovery: " + message;
     case Kind::kMessage: return (flow.empty() ? std::string() : FlowLabel(*this) + ": ") + message;
   }
   return message;
@@ -124,7 +128,7 @@ std::string RunEvent::ToJson() const {
   if (count || kind == Kind::kExpectation) j["count"] = count;
   if (elapsed_ms || kind == Kind::kFlowFinished) j["elapsed_ms"] = elapsed_ms;
   if (kind == Kind::kTrigger) j["trigger"] = trigger;
-  if (kind == Kind::kCheckpoint) j["epoch"] = epoch;
+  if (kind == Kind::kCheckpoint || kind == Kind::kRecovery) j["epoch"] = epoch;
   if (!positions.empty()) j["positions"] = positions;
   if (!message.empty()) j["message"] = message;
   return j.dump();

@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "backend/native/native_backend.h"
+#include "backend/native/stream_checkpoint.h"
 #include "cli/loaded.h"
 #include <arrow/filesystem/localfs.h>
 
@@ -30,25 +31,19 @@ struct ExplainOptions {
   std::string storage;           // "" = the pipeline's storage root
 };
 
-// The state the flow's incremental operator held at its target's last
-// commit, as "N rows, M bytes (at version V)"; "" when there is none.
+// The state the flow's incremental operator held at the newest committed
+// checkpoint epoch, as "N rows, M bytes (at epoch E)"; "" when there is none.
 std::string CommittedState(const Pipeline& p, const Flow& f, const ExplainOptions& o) {
   auto layout = engine::batch::StorageLayout::Make(native::ResolveStorageRoot(p, o.storage));
   if (!layout.ok()) return "";
-  engine::batch::DatasetStore store(std::make_shared<arrow::fs::LocalFileSystem>(), *layout);
-  auto current = store.Current(f.target);
-  if (!current.ok() || !*current) return "";
-  const int64_t version = (*current)->version;
-  auto text = engine::ReadWholeFile(store.fs(), layout->VersionDir(f.target, version) +
-                                                    "/_stream.json");
-  if (!text.ok()) return "";
+  auto epoch = native::NewestEpoch(p, *layout);
+  if (!epoch.ok() || !*epoch) return "";
   try {
-    auto j = nlohmann::json::parse(*text);
-    const auto& inc = j.at("flows").at(f.name).at("incremental");
+    const auto& inc = (*epoch)->body.at("flows").at(f.name).at("incremental");
     if (!inc.contains("state_rows")) return "";
     return std::to_string(inc.at("state_rows").get<int64_t>()) + " rows, " +
-           std::to_string(inc.at("state_bytes").get<int64_t>()) + " bytes (at version " +
-           std::to_string(version) + " of " + f.target + ")";
+           std::to_string(inc.at("state_bytes").get<int64_t>()) + " bytes (at checkpoint epoch " +
+           std::to_string((*epoch)->epoch) + ")";
   } catch (const std::exception&) {
     return "";
   }

@@ -59,7 +59,9 @@ constexpr std::pair<WindowKind, const char*> kWindows[] = {
 constexpr std::pair<FileFormat, const char*> kFileFormats[] = {
     {FileFormat::kParquet, "parquet"}, {FileFormat::kCsv, "csv"}, {FileFormat::kJson, "json"}};
 constexpr std::pair<WriteMode, const char*> kWriteModes[] = {
-    {WriteMode::kAppend, "append"}, {WriteMode::kOverwrite, "overwrite"}};
+    {WriteMode::kAppend, "append"},
+    {WriteMode::kOverwrite, "overwrite"},
+    {WriteMode::kMerge, "merge"}};
 constexpr std::pair<DuplicateKeys, const char*> kDuplicateKeys[] = {
     {DuplicateKeys::kFirst, "first"}, {DuplicateKeys::kAll, "all"}};
 constexpr std::pair<NullKeys, const char*> kNullKeys[] = {{NullKeys::kError, "error"},
@@ -175,7 +177,8 @@ std::string Expectation::ToString() const {
 // ---------------------------------------------------- Storage, KeyedWrite
 
 bool StorageSpec::empty() const {
-  return !format && location.empty() && !mode && partition_by.empty() && options.empty();
+  return !format && location.empty() && !mode && partition_by.empty() && options.empty() &&
+         merge_keys.empty();
 }
 
 std::string StorageSpec::ToString() const {
@@ -185,6 +188,7 @@ std::string StorageSpec::ToString() const {
   if (mode) parts.push_back(std::string("mode=") + Name(*mode));
   if (!partition_by.empty()) parts.push_back("partition_by=[" + Join(partition_by) + "]");
   if (!options.empty()) parts.push_back("options=" + MapToString(options));
+  if (!merge_keys.empty()) parts.push_back("merge_keys=[" + Join(merge_keys) + "]");
   return "storage{" + Join(parts) + "}";
 }
 

@@ -1,4 +1,5 @@
-// Rules on datasets: expectations, keyed writes, and datasets no flow writes.
+// Rules on datasets: expectations, keyed writes, merge sinks, and datasets no
+// flow writes.
 // (Storage format and mode are enums: their decoders report bad text.)
 #include <arrow/type.h>
 
@@ -83,6 +84,12 @@ void CheckKeyedWrite(const Pipeline& p, size_t i, Diagnostics* out) {
           "keyed_write is set on sink " + Quote(d.name) +
               " with mode overwrite, which would delete the rows whose keys it skips",
           "use mode append (the default) with keyed_write");
+    } else if (d.storage.mode == WriteMode::kMerge) {
+      err("keyed-write-sink", "keys",
+          "keyed_write is set on sink " + Quote(d.name) +
+              " with mode merge, which upserts by its merge_keys already",
+          "remove keyed_write (a merge sink replaces the row of a key it has; rewriting a "
+          "row is harmless)");
     } else if (ends(".parquet") || ends(".csv") || ends(".json")) {
       err("keyed-write-sink", "keys",
           "keyed_write is set on sink " + Quote(d.name) + " whose location " + Quote(loc) +
@@ -118,6 +125,74 @@ void CheckKeyedWrite(const Pipeline& p, size_t i, Diagnostics* out) {
   }
 }
 
+bool EndsWithFileExtension(std::string_view loc) {
+  for (std::string_view ext : {".parquet", ".csv", ".json"}) {
+    if (loc.ends_with(ext)) return true;
+  }
+  return false;
+}
+
+// Merge sinks (mode merge): a keyed Parquet table upserted by merge_keys.
+void CheckMerge(const Pipeline& p, size_t i, Diagnostics* out) {
+  const Dataset& d = p.datasets[i];
+  const StorageSpec& s = d.storage;
+  auto err = [&](const char* code, const std::string& field, std::string msg, std::string hint) {
+    out->push_back(DatasetDiag(p, i, Severity::kError, code, "storage." + field, std::move(msg),
+                               std::move(hint)));
+  };
+  if (s.mode != WriteMode::kMerge) {
+    if (!s.merge_keys.empty()) {
+      err("merge-keys", "merge_keys",
+          "merge_keys are set on " + Quote(d.name) + ", whose mode is not merge",
+          "set mode merge (on a sink), or remove merge_keys");
+    }
+    return;
+  }
+  if (d.kind != DatasetKind::kSink) {
+    err("merge-sink", "mode",
+        "mode merge is set on " + std::string(Name(d.kind)) + " " + Quote(d.name) +
+            "; only sinks take a write mode",
+        "make " + Quote(d.name) + " a sink, or remove the mode");
+  } else {
+    if (s.format && *s.format != FileFormat::kParquet) {
+      err("merge-sink", "format",
+          "sink " + Quote(d.name) + " has mode merge and format " + Name(*s.format) +
+              "; a merge sink is a Parquet table",
+          "use format parquet (or leave it empty), or another mode");
+    }
+    if (EndsWithFileExtension(s.location)) {
+      err("merge-sink", "location",
+          "sink " + Quote(d.name) + " has mode merge and location " + Quote(s.location) +
+              ", which names one file; a merge table is a directory of versions",
+          "give the sink a directory location (or none for the default)");
+    }
+  }
+  if (s.merge_keys.empty()) {
+    err("merge-keys", "merge_keys", "sink " + Quote(d.name) + " has mode merge but no merge_keys",
+        "list the columns rows are upserted by, e.g. merge_keys: [id]");
+    return;
+  }
+  std::vector<std::string> names;
+  if (d.schema.declared()) {
+    for (const auto& f : d.schema.arrow->fields()) names.push_back(f->name());
+  }
+  std::set<std::string> listed;
+  for (const auto& key : s.merge_keys) {
+    if (key.empty()) {
+      err("merge-keys", "merge_keys", "merge_keys of " + Quote(d.name) + " contain an empty name",
+          "list the key column names");
+    } else if (!listed.insert(key).second) {
+      err("merge-keys", "merge_keys", "merge key " + Quote(key) + " is listed twice",
+          "list each key column once");
+    } else if (d.schema.declared() && !d.schema.arrow->GetFieldByName(key)) {
+      err("merge-keys", "merge_keys",
+          "merge key " + Quote(key) + " is not in the declared schema of " + Quote(d.name) +
+              DidYouMean(key, names),
+          "add " + Quote(key) + " to the schema, or name an existing column");
+    }
+  }
+}
+
 void CheckWritten(const ValidateContext& ctx, size_t i, Diagnostics* out) {
   const Pipeline& p = ctx.p;
   const Dataset& d = p.datasets[i];
@@ -146,6 +221,7 @@ void CheckDatasets(const ValidateContext& ctx, Diagnostics* out) {
     CheckWritten(ctx, i, out);
     CheckExpectations(ctx, i, out);
     CheckKeyedWrite(ctx.p, i, out);
+    CheckMerge(ctx.p, i, out);
   }
 }
 

@@ -27,7 +27,7 @@ class AtomicCommitTest : public BatchFixture {
     p.AddQuery(Dataset::MaterializedView("agg"),
                "SELECT k, count(*) AS n, sum(v) AS total FROM clean GROUP BY k");
     Dataset sink = Dataset::Sink("export");
-    sink.storage = {FileFormat::kCsv, Path("out/agg.csv"), WriteMode::kOverwrite, {}, {}};
+    sink.storage = {FileFormat::kCsv, Path("out/agg.csv"), WriteMode::kOverwrite, {}, {}, {}};
     p.Add(sink);
     p.Add(Flow("export", "export", "SELECT * FROM agg ORDER BY k"));
     return p;

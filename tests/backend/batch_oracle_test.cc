@@ -106,15 +106,15 @@ TEST_F(BatchOracleTest, LayoutIsReadableThroughThePointerFileAndKeepsThePrevious
 TEST_F(BatchOracleTest, SinksWriteCsvJsonAndParquetFiles) {
   Pipeline p = MakePipeline();
   Dataset csv = Dataset::Sink("csv_out");
-  csv.storage = {FileFormat::kCsv, Path("out/by_country.csv"), WriteMode::kOverwrite, {}, {}};
+  csv.storage = {FileFormat::kCsv, Path("out/by_country.csv"), WriteMode::kOverwrite, {}, {}, {}};
   p.Add(csv);
   p.Add(Flow("csv_out", "csv_out", "SELECT * FROM by_country"));
   Dataset json = Dataset::Sink("json_out");
-  json.storage = {FileFormat::kJson, Path("out/json"), WriteMode::kAppend, {}, {}};
+  json.storage = {FileFormat::kJson, Path("out/json"), WriteMode::kAppend, {}, {}, {}};
   p.Add(json);
   p.Add(Flow("json_out", "json_out", "SELECT country, orders FROM by_country"));
   Dataset pq = Dataset::Sink("pq_out");
-  pq.storage = {FileFormat::kParquet, Path("out/facts.parquet"), WriteMode::kOverwrite, {}, {}};
+  pq.storage = {FileFormat::kParquet, Path("out/facts.parquet"), WriteMode::kOverwrite, {}, {}, {}};
   p.Add(pq);
   p.Add(Flow("pq_out", "pq_out", "SELECT * FROM order_facts"));
   ASSERT_EQ(Run(p).status, RunPhase::kCompleted);

@@ -331,28 +331,77 @@ SELECT upper(k) AS K, min(ts) AS first_seen FROM STREAM(ev) GROUP BY ALL;
                                        " GROUP BY upper(k)");
 }
 
-TEST_F(StreamIncrementalTest, ATruncatedStateFileIsAClearErrorAndAFullRefreshRebuilds) {
-  const std::string store = Path("store");
-  RunSummary first = RunAt("incremental", store, 2);
-  ASSERT_EQ(first.status, RunPhase::kCompleted) << first.ToString();
-  std::string state_file;
-  for (const auto& e :
-       std::filesystem::directory_iterator(store + "/per_window/current/_state")) {
-    state_file = e.path().string();
+// Every state file of every epoch directory of the store's checkpoints.
+std::vector<std::string> StateFiles(const std::string& store, const std::string& only_epoch = "") {
+  std::vector<std::string> out;
+  const std::string root = store + "/_thund/checkpoints/s";
+  for (const auto& dir : std::filesystem::directory_iterator(root)) {
+    const std::string name = dir.path().filename().string();
+    if (name.rfind("epoch=", 0) != 0 || (!only_epoch.empty() && name != only_epoch)) continue;
+    for (const auto& e : std::filesystem::directory_iterator(dir.path())) {
+      if (e.path().extension() == ".parquet") out.push_back(e.path().string());
+    }
   }
-  ASSERT_FALSE(state_file.empty());
-  std::filesystem::resize_file(state_file, std::filesystem::file_size(state_file) / 2);
+  return out;
+}
+
+std::string NewestEpoch(const std::string& store) {
+  std::string newest;
+  for (const auto& dir :
+       std::filesystem::directory_iterator(store + "/_thund/checkpoints/s")) {
+    const std::string name = dir.path().filename().string();
+    if (name.rfind("epoch=", 0) == 0 && name > newest) newest = name;
+  }
+  return newest;
+}
+
+TEST_F(StreamIncrementalTest, ATruncatedStateFileFallsBackToTheEpochBeforeIt) {
+  const std::string store = Path("store");
+  RunSummary first = RunAt("incremental", store, 3);
+  ASSERT_EQ(first.status, RunPhase::kCompleted) << first.ToString();
+  // A file only the newest epoch wrote, cut in half.
+  auto files = StateFiles(store, NewestEpoch(store));
+  ASSERT_FALSE(files.empty());
+  std::filesystem::resize_file(files[0], std::filesystem::file_size(files[0]) / 2);
+  std::vector<RunEvent> events;
+  RunOptions o;
+  o.storage_root = store;
+  o.on_event = [&](const RunEvent& e) { events.push_back(e); };
+  RunSummary resumed = Run(Generated("incremental"), o);
+  ASSERT_EQ(resumed.status, RunPhase::kCompleted) << resumed.ToString();
+  bool fell_back = false;
+  for (const auto& e : events) {
+    fell_back |= e.kind == RunEvent::Kind::kRecovery &&
+                 e.message.find("is damaged") != std::string::npos &&
+                 e.message.find("truncated") != std::string::npos;
+  }
+  EXPECT_TRUE(fell_back);
+  RunSummary clean = RunAt("incremental", Path("clean"));
+  ASSERT_EQ(clean.status, RunPhase::kCompleted);
+  for (const auto& flow : kFlows) {
+    SCOPED_TRACE(flow);
+    EXPECT_TRUE(TablesEqualUnordered(*Read(Path("clean"), flow), *Read(store, flow),
+                                     /*check_types=*/true));
+  }
+}
+
+TEST_F(StreamIncrementalTest, WithNoReadableEpochTheRunStopsAndAFullRefreshRebuilds) {
+  const std::string store = Path("store");
+  RunSummary first = RunAt("incremental", store, 3);
+  ASSERT_EQ(first.status, RunPhase::kCompleted) << first.ToString();
+  for (const auto& f : StateFiles(store)) {
+    std::filesystem::resize_file(f, std::filesystem::file_size(f) / 2);
+  }
   const std::string before = CurrentVersion("per_window");
   RunSummary broken = RunAt("incremental", store);
   EXPECT_EQ(broken.status, RunPhase::kFailed) << broken.ToString();
   const std::string text = broken.ToString();
-  EXPECT_NE(text.find("incremental state of flow 'per_window'"), std::string::npos) << text;
-  EXPECT_NE(text.find("--full-refresh per_window"), std::string::npos) << text;
+  EXPECT_NE(text.find("no committed checkpoint"), std::string::npos) << text;
+  EXPECT_NE(text.find("--full-refresh"), std::string::npos) << text;
   EXPECT_EQ(CurrentVersion("per_window"), before);  // nothing committed over it
   RunOptions o;
   o.storage_root = store;
-  o.full_refresh = {"per_window"};
-  o.refresh = {"bids"};  // the stream goes on too
+  o.full_refresh_all = true;
   RunSummary rebuilt = Run(Generated("incremental"), o);
   ASSERT_EQ(rebuilt.status, RunPhase::kCompleted) << rebuilt.ToString();
   RunSummary clean = RunAt("incremental", Path("clean"));

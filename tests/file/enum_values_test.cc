@@ -76,7 +76,7 @@ TEST(EnumValues, StorageFormatAndMode) {
   ASSERT_NE(m, nullptr) << DiagText(r.diagnostics);
   EXPECT_EQ(m->dataset, "out");
   EXPECT_EQ(m->message, "storage mode 'upsert' is not supported");
-  EXPECT_EQ(m->hint, "use append or overwrite");
+  EXPECT_EQ(m->hint, "use append, overwrite or merge");
 }
 
 TEST(EnumValues, EmptyTextKeepsTheDefault) {
@@ -163,13 +163,14 @@ TEST(EnumValues, SqlReportsBadValuesWithTheSameCodes) {
 
 TEST(EnumValues, EveryValueRoundTripsThroughBothWriters) {
   for (FileFormat f : {FileFormat::kParquet, FileFormat::kCsv, FileFormat::kJson}) {
-    for (WriteMode m : {WriteMode::kAppend, WriteMode::kOverwrite}) {
+    for (WriteMode m : {WriteMode::kAppend, WriteMode::kOverwrite, WriteMode::kMerge}) {
       for (NullKeys n : {NullKeys::kError, NullKeys::kDrop}) {
         Pipeline p("p");
         Dataset d = Dataset::Sink("out");
         d.storage.format = f;
         d.storage.mode = m;
         d.storage.location = "out/";
+        if (m == WriteMode::kMerge) d.storage.merge_keys = {"id", "odd key"};
         d.keyed_write.keys = {"id"};
         d.keyed_write.null_keys = n;
         d.keyed_write.duplicates = DuplicateKeys::kAll;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "test_util.h"
+#include "thund/validate.h"
 
 namespace thund {
 namespace {
@@ -240,6 +241,45 @@ TEST(PipelineFile, CanonicalForm) {
       "      FROM clicks\n";
   EXPECT_EQ(FormatPipelineFile(p), want);
   EXPECT_TRUE(ParseOk(want) == p);
+}
+
+TEST(PipelineFile, MergeSinkStorageAndItsChecks) {
+  const std::string text =
+      "name: p\n"
+      "datasets:\n"
+      "  - name: totals\n"
+      "    kind: sink\n"
+      "    storage: {location: out/totals, mode: merge, merge_keys: [region, id]}\n"
+      "flows:\n"
+      "  - target: totals\n"
+      "    sql: SELECT 'n' AS region, 1 AS id\n";
+  Pipeline p = ParseOk(text);
+  const StorageSpec& s = p.datasets[0].storage;
+  EXPECT_EQ(s.mode, WriteMode::kMerge);
+  EXPECT_EQ(s.merge_keys, (std::vector<std::string>{"region", "id"}));
+  EXPECT_FALSE(HasErrors(Validate(p)));
+  const std::string canonical = FormatPipelineFile(p);
+  EXPECT_NE(canonical.find("merge_keys: [region, id]"), std::string::npos) << canonical;
+  EXPECT_TRUE(ParseOk(canonical) == p);
+  // Without keys: an error at the dataset, naming the field.
+  Pipeline no_keys = ParseOk(
+      "name: p\n"
+      "datasets:\n"
+      "  - name: totals\n"
+      "    kind: sink\n"
+      "    storage: {mode: merge}\n");
+  Diagnostics d = Validate(no_keys);
+  ASSERT_TRUE(HasErrors(d));
+  EXPECT_EQ(d[0].code, "merge-keys");
+  EXPECT_EQ(d[0].field_path, "datasets[0].storage.merge_keys");
+  EXPECT_EQ(d[0].location.line, 3);
+  // A misspelt key is caught by the reader.
+  ParseResult typo = ParsePipelineFile(
+      "name: p\ndatasets:\n  - {name: t, kind: sink, storage: {mode: merge, merge_key: [id]}}\n",
+      "f.yaml");
+  ASSERT_FALSE(typo.ok());
+  EXPECT_NE(DiagText(typo.diagnostics).find("did you mean 'merge_keys'"), std::string::npos)
+      << DiagText(typo.diagnostics);
 }
 
 TEST(PipelineFile, FormatIsIdempotentOnHandWrittenInput) {

@@ -35,7 +35,8 @@ Pipeline FullFixture() {
                       "s3://lake/full/raw_orders/",
                       std::nullopt,
                       {"ordered_at"},
-                      {{"compression", "zstd"}}};
+                      {{"compression", "zstd"}},
+                      {}};
   p.Add(Dataset::Table("raw_orders")
             .WithComment("As exported.")
             .WithMaterialization(Materialization::kIncremental)
@@ -51,7 +52,9 @@ Pipeline FullFixture() {
   p.AddQuery(Dataset::MaterializedView("revenue"),
              "SELECT sum(amount) AS total\nFROM raw_orders\n");
   p.Add(Dataset::Sink("export").WithStorage(
-      {FileFormat::kCsv, "out/revenue.csv", WriteMode::kOverwrite, {}, {}}));
+      {FileFormat::kCsv, "out/revenue.csv", WriteMode::kOverwrite, {}, {}, {}}));
+  p.Add(Dataset::Sink("totals").WithStorage(
+      {FileFormat::kParquet, "out/totals", WriteMode::kMerge, {}, {}, {"region", "total"}}));
 
   p.Add(Flow::FromSource(
             "raw_orders", "raw_orders",
@@ -91,6 +94,7 @@ Pipeline FullFixture() {
                 "broker:9092", "orders", "avro", StartingOffsets::kLatest, {{"group.id", "thund"}}})
             .WithStreaming(hourly));
   p.Add(Flow("export", "export", "SELECT * FROM revenue"));
+  p.Add(Flow("totals", "totals", "SELECT 'north' AS region, total FROM revenue"));
   return p;
 }
 

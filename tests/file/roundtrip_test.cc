@@ -45,6 +45,8 @@ struct Coverage {
       }
       for (const auto& e : d.expectations) seen.insert(std::string("action:") + Name(e.action));
       if (!d.storage.empty()) seen.insert("storage");
+      if (d.storage.mode) seen.insert(std::string("write_mode:") + Name(*d.storage.mode));
+      if (!d.storage.merge_keys.empty()) seen.insert("merge_keys");
       if (d.keyed_write.enabled()) seen.insert("keyed_write");
     }
     for (const auto& f : p.flows) {
@@ -103,6 +105,10 @@ TEST(PipelineFileRoundTrip, GeneratedPipelinesSurviveFormatThenParse) {
                            "action:drop",
                            "action:fail",
                            "storage",
+                           "write_mode:append",
+                           "write_mode:overwrite",
+                           "write_mode:merge",
+                           "merge_keys",
                            "keyed_write",
                            "source:files",
                            "source:file_drop",

@@ -34,8 +34,8 @@ void ExpectRoundTrip(std::initializer_list<E> all, std::optional<E> (*parse)(std
 TEST(EnumNames, NewEnumsRoundTrip) {
   ExpectRoundTrip({FileFormat::kParquet, FileFormat::kCsv, FileFormat::kJson}, ParseFileFormat,
                   {"parquet", "csv", "json"});
-  ExpectRoundTrip({WriteMode::kAppend, WriteMode::kOverwrite}, ParseWriteMode,
-                  {"append", "overwrite"});
+  ExpectRoundTrip({WriteMode::kAppend, WriteMode::kOverwrite, WriteMode::kMerge}, ParseWriteMode,
+                  {"append", "overwrite", "merge"});
   ExpectRoundTrip({DuplicateKeys::kFirst, DuplicateKeys::kAll}, ParseDuplicateKeys,
                   {"first", "all"});
   ExpectRoundTrip({NullKeys::kError, NullKeys::kDrop}, ParseNullKeys, {"error", "drop"});
@@ -81,6 +81,15 @@ TEST(EnumNames, PrintFormsUseTheNames) {
   s.format = FileFormat::kCsv;
   s.mode = WriteMode::kOverwrite;
   EXPECT_EQ(s.ToString(), "storage{format=csv, mode=overwrite}");
+  StorageSpec merge;
+  merge.mode = WriteMode::kMerge;
+  merge.merge_keys = {"region", "id"};
+  EXPECT_FALSE(merge.empty());
+  EXPECT_EQ(merge.ToString(), "storage{mode=merge, merge_keys=[region, id]}");
+  StorageSpec keys_only;
+  keys_only.merge_keys = {"id"};
+  EXPECT_FALSE(keys_only.empty());
+  EXPECT_FALSE(keys_only == StorageSpec{});
   KeyedWrite k;
   k.keys = {"id"};
   k.duplicates = DuplicateKeys::kAll;

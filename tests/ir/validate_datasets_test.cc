@@ -124,6 +124,96 @@ TEST(ValidateStorage, FormatAndMode) {
   ExpectNo(ok, "storage-mode");
 }
 
+// A merge sink: `out` as a Parquet table upserted by `customer`.
+Pipeline MergePipeline() {
+  Pipeline p = BasePipeline();
+  Dataset* out = FindDatasetMut(p, "out");
+  out->storage = StorageSpec{};
+  out->storage.location = "/tmp/out/per_user";
+  out->storage.mode = WriteMode::kMerge;
+  out->storage.merge_keys = {"customer"};
+  return p;
+}
+
+TEST(ValidateMerge, AParquetSinkWithKeysIsValid) {
+  Diagnostics d = Validate(MergePipeline());
+  EXPECT_FALSE(HasErrors(d)) << Dump(d);
+  Pipeline explicit_format = MergePipeline();
+  FindDatasetMut(explicit_format, "out")->storage.format = FileFormat::kParquet;
+  FindDatasetMut(explicit_format, "out")->WithSchema(
+      arrow::schema({arrow::field("customer", arrow::utf8()),
+                     arrow::field("total", arrow::float64())}));
+  d = Validate(explicit_format);
+  EXPECT_FALSE(HasErrors(d)) << Dump(d);
+}
+
+TEST(ValidateMerge, OnlyOnSinks) {
+  Pipeline p = MergePipeline();
+  FindDatasetMut(p, "per_user")->storage.mode = WriteMode::kMerge;
+  FindDatasetMut(p, "per_user")->storage.merge_keys = {"customer"};
+  Diagnostic x = One(Validate(p), "merge-sink");
+  EXPECT_EQ(x.dataset, "per_user");
+  EXPECT_EQ(x.field_path, "datasets[2].storage.mode");
+  EXPECT_TRUE(Contains(x.message, "materialized_view 'per_user'")) << x.message;
+  EXPECT_TRUE(Contains(x.hint, "make 'per_user' a sink")) << x.hint;
+}
+
+TEST(ValidateMerge, ParquetOnlyAndADirectory) {
+  Pipeline p = MergePipeline();
+  FindDatasetMut(p, "out")->storage.format = FileFormat::kCsv;
+  Diagnostic x = One(Validate(p), "merge-sink");
+  EXPECT_EQ(x.field_path, "datasets[4].storage.format");
+  EXPECT_TRUE(Contains(x.message, "format csv; a merge sink is a Parquet table")) << x.message;
+  Pipeline file = MergePipeline();
+  FindDatasetMut(file, "out")->storage.location = "out/per_user.parquet";
+  x = One(Validate(file), "merge-sink");
+  EXPECT_EQ(x.field_path, "datasets[4].storage.location");
+  EXPECT_TRUE(Contains(x.message, "names one file")) << x.message;
+}
+
+TEST(ValidateMerge, KeysAreRequiredDistinctAndDeclared) {
+  Pipeline none = MergePipeline();
+  FindDatasetMut(none, "out")->storage.merge_keys.clear();
+  Diagnostic x = One(Validate(none), "merge-keys");
+  EXPECT_EQ(x.dataset, "out");
+  EXPECT_EQ(x.field_path, "datasets[4].storage.merge_keys");
+  EXPECT_TRUE(Contains(x.message, "has mode merge but no merge_keys")) << x.message;
+  EXPECT_TRUE(Contains(x.hint, "merge_keys: [id]")) << x.hint;
+
+  Pipeline twice = MergePipeline();
+  FindDatasetMut(twice, "out")->storage.merge_keys = {"customer", "", "customer"};
+  auto found = WithCode(Validate(twice), "merge-keys");
+  ASSERT_EQ(found.size(), 2u) << Dump(Validate(twice));
+  EXPECT_TRUE(Contains(found[0].message, "contain an empty name")) << found[0].message;
+  EXPECT_TRUE(Contains(found[1].message, "'customer' is listed twice")) << found[1].message;
+
+  Pipeline declared = MergePipeline();
+  FindDatasetMut(declared, "out")
+      ->WithSchema(arrow::schema({arrow::field("customer", arrow::utf8()),
+                                  arrow::field("total", arrow::float64())}))
+      .storage.merge_keys = {"custmer", "total"};
+  x = One(Validate(declared), "merge-keys");
+  EXPECT_TRUE(Contains(x.message, "merge key 'custmer' is not in the declared schema of 'out'"))
+      << x.message;
+  EXPECT_TRUE(Contains(x.message, "did you mean 'customer'")) << x.message;
+  // Without a declared schema the keys are checked when the sink is written.
+  ExpectNo(Validate(MergePipeline()), "merge-keys");
+}
+
+TEST(ValidateMerge, KeysWithoutMergeModeAndKeyedWrites) {
+  Pipeline keys_only = BasePipeline();
+  FindDatasetMut(keys_only, "out")->storage.merge_keys = {"customer"};
+  Diagnostic x = One(Validate(keys_only), "merge-keys");
+  EXPECT_TRUE(Contains(x.message, "whose mode is not merge")) << x.message;
+
+  Pipeline keyed = MergePipeline();
+  FindDatasetMut(keyed, "out")->WithKeyedWrite(KeyedWrite{{"customer"}});
+  x = One(Validate(keyed), "keyed-write-sink");
+  EXPECT_TRUE(Contains(x.message, "with mode merge, which upserts by its merge_keys already"))
+      << x.message;
+  EXPECT_TRUE(Contains(x.hint, "remove keyed_write")) << x.hint;
+}
+
 TEST(ValidateDatasets, NoWriter) {
   Pipeline p = BasePipeline();
   p.Add(Dataset::Table("orphan"));

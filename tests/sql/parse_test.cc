@@ -282,6 +282,29 @@ TEST(ParseSql, DatasetOptionsAndStorage) {
   EXPECT_EQ(d.keyed_write, k);
 }
 
+TEST(ParseSql, MergeSinkWithKeysAndItsPrintedForm) {
+  const std::string sql =
+      "CREATE SINK totals USING parquet LOCATION 'out/totals' "
+      "WITH (write_mode = 'merge', merge_keys = (region, `customer id`));\n"
+      "CREATE SINK one WITH (write_mode = 'merge', merge_keys = 'id');";
+  Pipeline p = Parse(sql);
+  ASSERT_EQ(p.datasets.size(), 2u);
+  const Dataset& d = p.datasets[0];
+  EXPECT_EQ(d.kind, DatasetKind::kSink);
+  EXPECT_EQ(d.storage.format, FileFormat::kParquet);
+  EXPECT_EQ(d.storage.location, "out/totals");
+  EXPECT_EQ(d.storage.mode, WriteMode::kMerge);
+  EXPECT_EQ(d.storage.merge_keys, (std::vector<std::string>{"region", "customer id"}));
+  EXPECT_EQ(p.datasets[1].storage.merge_keys, (std::vector<std::string>{"id"}));
+  const std::string printed = FormatSql(p);
+  EXPECT_NE(printed.find("WITH (write_mode = 'merge', merge_keys = (region, `customer id`))"),
+            std::string::npos)
+      << printed;
+  EXPECT_TRUE(Parse(printed) == p) << printed;
+  EXPECT_EQ(OnlyError("CREATE SINK s WITH (merge_keys = ('k' = 'v'));").message,
+            "option 'merge_keys' takes a single value");
+}
+
 TEST(ParseSql, SourcesAreWholeQueryTableFunctions) {
   Pipeline p = Parse(
       "CREATE STREAMING TABLE a AS SELECT * FROM STREAM read_files('in/*.csv', format => 'csv', "

@@ -78,9 +78,13 @@ class RandomPipelineGenerator {
             Pick<FileFormat>({FileFormat::kParquet, FileFormat::kCsv, FileFormat::kJson});
       }
       if (Chance(2)) d.storage.location = Pick<std::string>({"s3://bucket/x/", "/tmp/out", Text()});
-      if (Chance(2)) d.storage.mode = Pick<WriteMode>({WriteMode::kAppend, WriteMode::kOverwrite});
+      if (Chance(2)) {
+        d.storage.mode =
+            Pick<WriteMode>({WriteMode::kAppend, WriteMode::kOverwrite, WriteMode::kMerge});
+      }
       d.storage.partition_by = Names(3);
       d.storage.options = Map(3);
+      if (Chance(2)) d.storage.merge_keys = Names(3);
     }
     if (Chance(3)) {
       d.keyed_write.keys = Names(3);

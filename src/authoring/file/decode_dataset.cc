@@ -8,7 +8,7 @@ const std::vector<std::string_view> kDatasetKeys = {
     "expectations", "storage", "keyed_write", "properties",      "query"};
 const std::vector<std::string_view> kExpectationKeys = {"name", "expect", "on_violation"};
 const std::vector<std::string_view> kStorageKeys = {"format", "location", "mode", "partition_by",
-                                                    "options"};
+                                                    "options", "merge_keys"};
 const std::vector<std::string_view> kKeyedWriteKeys = {"keys", "buckets", "threads", "batch_size",
                                                        "duplicates", "null_keys", "key_match"};
 
@@ -38,6 +38,7 @@ StorageSpec DecodeStorage(Reader& r, const YAML::Node& node, const YAML::Mark& a
   m.Value("mode", &s.mode, authoring::ParseStorageMode);
   m.StringList("partition_by", &s.partition_by);
   m.StringMap("options", &s.options);
+  m.StringList("merge_keys", &s.merge_keys);
   return s;
 }
 

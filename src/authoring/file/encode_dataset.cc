@@ -48,6 +48,7 @@ OutNode EncodeStorage(const StorageSpec& s) {
   if (s.mode) m.Add("mode", OutNode::Str(Name(*s.mode)));
   if (!s.partition_by.empty()) m.Add("partition_by", OutNode::StrList(s.partition_by));
   if (!s.options.empty()) m.Add("options", EncodeStringMap(s.options));
+  if (!s.merge_keys.empty()) m.Add("merge_keys", OutNode::StrList(s.merge_keys));
   return m;
 }
 

@@ -140,12 +140,16 @@ void DatasetOptions(const Dataset& d, std::vector<std::string>* out) {
     out->push_back(std::string("materialization = ") + Literal(Name(d.materialization)));
   }
   if (d.storage.mode) out->push_back("write_mode = " + Literal(Name(*d.storage.mode)));
-  const KeyedWrite& k = d.keyed_write;
-  if (!k.keys.empty()) {
+  auto names = [](const std::vector<std::string>& keys) {
     std::string list;
-    for (const auto& key : k.keys) list += (list.empty() ? "" : ", ") + QuoteIdent(key);
-    out->push_back("keyed_write.keys = (" + list + ")");
+    for (const auto& key : keys) list += (list.empty() ? "" : ", ") + QuoteIdent(key);
+    return "(" + list + ")";
+  };
+  if (!d.storage.merge_keys.empty()) {
+    out->push_back("merge_keys = " + names(d.storage.merge_keys));
   }
+  const KeyedWrite& k = d.keyed_write;
+  if (!k.keys.empty()) out->push_back("keyed_write.keys = " + names(k.keys));
   const KeyedWriteTuning& t = k.tuning;
   if (t.buckets) out->push_back("keyed_write.buckets = " + std::to_string(t.buckets));
   if (t.threads) out->push_back("keyed_write.threads = " + std::to_string(t.threads));

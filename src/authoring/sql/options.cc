@@ -1,6 +1,6 @@
 // WITH (...) options: thund's knobs that SDP SQL cannot say. One flat
 // vocabulary for every CREATE statement (docs/sql.md, "WITH options"):
-//   dataset: materialization, write_mode, keyed_write.keys / .buckets /
+//   dataset: materialization, write_mode, merge_keys, keyed_write.keys / .buckets /
 //            .threads / .batch_size / .duplicates / .null_keys / .key_match,
 //            schema_metadata
 //   flow:    streaming, trigger, output_mode, mode, watermark,
@@ -20,10 +20,10 @@ namespace thund::sqlp {
 namespace {
 
 constexpr std::string_view kDatasetKeys[] = {
-    "materialization",        "write_mode",          "keyed_write.keys",
-    "keyed_write.buckets",    "keyed_write.threads", "keyed_write.batch_size",
-    "keyed_write.duplicates", "keyed_write.null_keys", "keyed_write.key_match",
-    "schema_metadata",        "empty_schema"};
+    "materialization",        "write_mode",            "merge_keys",
+    "keyed_write.keys",       "keyed_write.buckets",   "keyed_write.threads",
+    "keyed_write.batch_size", "keyed_write.duplicates", "keyed_write.null_keys",
+    "keyed_write.key_match",  "schema_metadata",       "empty_schema"};
 constexpr std::string_view kFlowKeys[] = {"streaming",        "trigger",      "output_mode",
                                            "mode",             "watermark",    "allowed_lateness",
                                            "idle_timeout",     "window",       "window_column",
@@ -147,12 +147,14 @@ bool StatementParser::ApplyOptions(const std::vector<Option>& options, thund::Da
           d->materialization = *m;
         } else if (key == "write_mode") {
           if (!value(o, &d->storage.mode, authoring::ParseStorageMode)) return false;
-        } else if (key == "keyed_write.keys") {
+        } else if (key == "keyed_write.keys" || key == "merge_keys") {
+          std::vector<std::string>* keys =
+              key == "merge_keys" ? &d->storage.merge_keys : &d->keyed_write.keys;
           if (o.value.kind == OptValue::kList) {
-            d->keyed_write.keys = o.value.list;
+            *keys = o.value.list;
           } else {
             if (!scalar(o, &text)) return false;
-            d->keyed_write.keys = {text};
+            *keys = {text};
           }
         } else if (key == "keyed_write.buckets") {
           if (!integer(o, &d->keyed_write.tuning.buckets)) return false;

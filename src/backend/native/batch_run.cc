@@ -14,6 +14,7 @@
 #include "backend/native/runner_util.h"
 #include "backend/native/stream_run.h"
 #include "engine/batch/run_history.h"
+#include "engine/checkpoint/storage_lock.h"
 #include "thund/validate.h"
 
 namespace thund::native {
@@ -174,6 +175,15 @@ arrow::Result<RunSummary> RunBatch(const ExecBackend& backend, const Pipeline& p
   if (!made.ok()) {
     return arrow::Status::IOError("cannot create the storage root ", layout.root(), ": ",
                                   made.message());
+  }
+  // One run per storage root at a time (a dead holder's lock is taken over).
+  std::string took_over;
+  ARROW_ASSIGN_OR_RAISE(auto lock, engine::checkpoint::StorageLock::Acquire(
+                                       fs, layout.MetaDir() + "/lock", summary.run_id,
+                                       &took_over));
+  if (!took_over.empty()) {
+    summary.notes.push_back("took over the storage root's lock from " + took_over +
+                            ", which is no longer running");
   }
   DatasetStore store(fs, layout);
   ARROW_ASSIGN_OR_RAISE(auto session, opening.get());

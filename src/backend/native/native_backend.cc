@@ -89,8 +89,12 @@ Diagnostics NativeBackend::Check(const Pipeline& p) const {
              "keyed_write");
     }
     const OutputMode mode = f.streaming ? f.streaming->output_mode : OutputMode::kAppend;
-    if (target && target->kind == DatasetKind::kSink &&
-        (f.cdc || mode == OutputMode::kUpdate)) {
+    const bool merge_sink = target && target->kind == DatasetKind::kSink &&
+                            target->storage.mode == WriteMode::kMerge;
+    // A merge sink takes every output mode: it is upserted by key at each
+    // checkpoint epoch (stream_state.cc).
+    if (!merge_sink && target && target->kind == DatasetKind::kSink &&
+               (f.cdc || mode == OutputMode::kUpdate)) {
       refuse("flow '" + f.name + "' streams " + (f.cdc ? "AUTO CDC changes" : "an update stream") +
                  " into file sink '" + f.target + "'; file sinks take append or complete output "
                  "(as in Spark)",

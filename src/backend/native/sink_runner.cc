@@ -1,10 +1,12 @@
-// Sinks: every flow into a sink writes one file per run (engine/batch/sink_writer.h);
-// the sink's last successful write is recorded for reconciliation.
+// Sinks: every flow into a sink writes one file per run (engine/batch/sink_writer.h),
+// or, with mode merge, upserts into the sink's merge table (merge_sink.h); the
+// sink's last successful write is recorded for reconciliation.
 #include <optional>
 
 #include "backend/native/consumers.h"
 #include "backend/native/dataset_runner.h"
 #include "backend/native/keyed_write.h"
+#include "backend/native/merge_sink.h"
 #include "backend/native/reconcile.h"
 #include "backend/native/runner_util.h"
 #include "engine/batch/schema_conform.h"
@@ -30,6 +32,9 @@ DatasetOutcome WriteSink(RunContext& ctx, const DatasetTask& task) {
   }
   auto target = engine::batch::ResolveSink(d, ctx.store->layout());
   if (!target.ok()) return Fail(ctx, task, nullptr, target.status());
+  if (d.storage.mode == WriteMode::kMerge) {
+    return WriteMergeSink(ctx, task, previous, *fp, decision, *target, state_path);
+  }
   if (d.keyed_write.enabled()) {
     return WriteKeyedSink(ctx, task, previous, *fp, decision, *target, state_path);
   }

@@ -10,6 +10,7 @@
 
 #include "backend/native/incremental_flow.h"
 #include "backend/native/runner_util.h"
+#include "backend/native/stream_checkpoint.h"
 #include "backend/native/stream_flow.h"
 #include "backend/native/stream_state.h"
 #include "engine/duckdb/sql_quote.h"
@@ -157,6 +158,8 @@ class StreamLoop {
   void Notes();
 
   arrow::Status SendLateRows(const Flow& producer, const std::shared_ptr<arrow::Table>& rows);
+  // Commits one epoch when anything changed since the last one.
+  arrow::Status CommitEpoch();
 
   RunContext& ctx_;
   RunSummary* summary_;
@@ -168,6 +171,9 @@ class StreamLoop {
   int64_t triggers_ = 0;
   int64_t started_ms_ = 0;
   std::string failed_flow_;
+  std::unique_ptr<StreamCheckpoint> checkpoint_;
+  std::vector<StagedVersion> staged_;
+  bool uncommitted_ = false;  // a trigger changed something no epoch holds yet
 };
 
 bool IsView(const Dataset& d) {
@@ -177,14 +183,22 @@ bool IsView(const Dataset& d) {
 arrow::Status StreamLoop::Setup() {
   const RunOptions& o = *ctx_.options;
   for (auto& ds : streams_) by_name_[ds.dataset->name] = &ds;
+  std::set<std::string> fresh_sets;
+  for (auto& ds : streams_) {
+    if (o.full_refresh_all || o.full_refresh.count(ds.dataset->name) > 0) {
+      fresh_sets.insert(ds.dataset->name);
+    }
+  }
+  ARROW_ASSIGN_OR_RAISE(checkpoint_, StreamCheckpoint::Open(ctx_));
+  ARROW_RETURN_NOT_OK(checkpoint_->Recover(ctx_, streams_, fresh_sets));
   for (auto& ds : streams_) {
     if (IsView(*ds.dataset)) continue;
-    const bool fresh = o.full_refresh_all || o.full_refresh.count(ds.dataset->name) > 0;
+    const bool fresh = fresh_sets.count(ds.dataset->name) > 0;
     for (auto& f : ds.flows) {
       if (f.late_rows_of) continue;
       ARROW_ASSIGN_OR_RAISE(f.shape, ShapeOf(*ctx_.pipeline, *f.flow));
     }
-    ARROW_RETURN_NOT_OK(LoadStream(ctx_, &ds, fresh));
+    ARROW_RETURN_NOT_OK(LoadStream(ctx_, &ds, fresh, *checkpoint_));
     for (auto& f : ds.flows) {
       if (f.shape == FlowShape::kUpdate) {
         ARROW_ASSIGN_OR_RAISE(std::string sql, TranslateFlowSql(*f.flow));
@@ -239,11 +253,6 @@ arrow::Status StreamLoop::SetupIncremental() {
       auto inc = MakeIncrementalFlow(ctx_, f, by_name_, now, &fallback);
       if (!inc.ok()) return FlowError(*f.flow, inc.status());
       if (!*inc && ds.sink && fallback.empty()) continue;
-      if (*inc && ds.sink && (*inc)->plan.op != engine::stream::IncrementalOperator::kStateless) {
-        fallback = "a stateful operator writing a file sink: its state is not checkpointed "
-                   "with the sink yet (write a streaming table)";
-        inc = std::shared_ptr<IncrementalFlow>();
-      }
       if (!*inc) {
         if (fallback.empty()) continue;  // sources and once-flows are incremental as they are
         const std::string msg = "runs in Recompute mode: " + fallback;
@@ -252,7 +261,7 @@ arrow::Status StreamLoop::SetupIncremental() {
         continue;
       }
       f.incremental = *inc;
-      ARROW_RETURN_NOT_OK(RestoreIncremental(&f));
+      ARROW_RETURN_NOT_OK(RestoreIncremental(&f, *checkpoint_));
     }
   }
   // The two modes keep different state: a flow whose committed version the
@@ -405,6 +414,10 @@ arrow::Status StreamLoop::RunTrigger(int64_t index, bool* took_input, bool* fini
                inc_watermark_before)) {
         ds.dirty = true;  // its state moved
       }
+      f.counters.rows_in += step->rows_in;
+      f.counters.rows_out += step->rows_out;
+      f.counters.late_rows += step->late_rows;
+      ++f.counters.triggers;
       FlowTotals& tot = totals_[f.flow->name];
       tot.rows_in += step->rows_in;
       tot.rows_out += step->rows_out;
@@ -468,8 +481,9 @@ arrow::Status StreamLoop::RunTrigger(int64_t index, bool* took_input, bool* fini
     }
     ARROW_RETURN_NOT_OK(Bind(ctx_, ds));
   }
-  // (3) Commit, upstream first.
-  for (auto& ds : streams_) ARROW_RETURN_NOT_OK(CommitStream(ctx_, &ds));
+  // (3) Commit the trigger's epoch (or leave it to a later trigger).
+  for (auto& ds : streams_) uncommitted_ |= ds.dirty;
+  if (checkpoint_->Due(index)) ARROW_RETURN_NOT_OK(CommitEpoch());
   // Datasets no reader needs whole keep only what the next trigger adds.
   for (auto& ds : streams_) {
     if (ds.retain) continue;
@@ -478,6 +492,21 @@ arrow::Status StreamLoop::RunTrigger(int64_t index, bool* took_input, bool* fini
     }
   }
   (void)start;
+  return arrow::Status::OK();
+}
+
+arrow::Status StreamLoop::CommitEpoch() {
+  if (!uncommitted_) return arrow::Status::OK();
+  const int64_t epoch = checkpoint_->committed_epoch() + 1;
+  for (auto& ds : streams_) ARROW_RETURN_NOT_OK(StageStream(ctx_, &ds, epoch, &staged_));
+  arrow::Status st = checkpoint_->Commit(ctx_, streams_, &staged_);
+  if (!st.ok()) {
+    for (auto& s : staged_) ctx_.store->Abandon(s.pending);
+    staged_.clear();
+    return st.WithMessage("checkpoint epoch ", epoch, ": ", st.message(),
+                          " (the run resumes from the epoch before it)");
+  }
+  uncommitted_ = false;
   return arrow::Status::OK();
 }
 
@@ -546,6 +575,7 @@ void StreamLoop::Run() {
       }
     }
   }
+  if (st.ok() && checkpoint_) st = CommitEpoch();  // what the last triggers changed
   Finish(st, failed_flow_);
 }
 

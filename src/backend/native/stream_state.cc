@@ -4,7 +4,9 @@
 #include <nlohmann/json.hpp>
 
 #include "backend/native/incremental_flow.h"
+#include "backend/native/stream_checkpoint.h"
 #include "backend/native/runner_util.h"
+#include "engine/batch/merge_table.h"
 #include "engine/batch/parquet_part_writer.h"
 #include "engine/batch/schema_conform.h"
 #include "engine/batch/sink_writer.h"
@@ -30,11 +32,52 @@ arrow::Status WriteAll(const arrow::Table& table, Writer& writer) {
 using engine::batch::PartFile;
 using Json = nlohmann::json;
 
-constexpr const char* kStateFile = "_stream.json";
+// The file older thunds kept a version's stream state in (now in the
+// checkpoint epoch).
+constexpr const char* kLegacyStateFile = "_stream.json";
 
-std::string StatePath(RunContext& ctx, const std::string& dataset, int64_t version) {
-  return ctx.store->layout().VersionDir(dataset, version) + "/" + kStateFile;
+arrow::Status ApplyFlowState(const Json& j, FlowStream* f, const std::string& where) {
+  try {
+    if (j.contains("position")) f->position = j.at("position").get<std::string>();
+    if (j.contains("watermark_us")) f->watermark_us = j.at("watermark_us").get<int64_t>();
+    if (j.contains("consumed"))
+      f->consumed = j.at("consumed").get<std::map<std::string, int64_t>>();
+    if (j.contains("once_done")) f->once_done = j.at("once_done").get<bool>();
+    if (j.contains("incremental")) f->saved_incremental = j.at("incremental").dump();
+    if (j.contains("counters")) {
+      const Json& c = j.at("counters");
+      f->counters.rows_in = c.value("rows_in", int64_t{0});
+      f->counters.rows_out = c.value("rows_out", int64_t{0});
+      f->counters.late_rows = c.value("late_rows", int64_t{0});
+      f->counters.triggers = c.value("triggers", int64_t{0});
+    }
+  } catch (const std::exception& e) {
+    return arrow::Status::IOError(where, ": stream state of flow '", f->flow->name,
+                                  "' is damaged (", e.what(), "); run with --full-refresh ",
+                                  f->flow->target, " to rebuild the dataset from its sources");
+  }
+  return arrow::Status::OK();
 }
+
+// Refuses state committed for another definition of the flow, naming what
+// changed.
+arrow::Status CheckDefinition(const Json& saved, const FlowStream& f) {
+  if (!saved.contains("definition")) return arrow::Status::OK();
+  const Json now = FlowDefinition(*f.flow);
+  std::string changed;
+  for (const auto& [part, value] : now.items()) {
+    if (saved.at("definition").value(part, Json()) != value) {
+      changed += (changed.empty() ? "" : ", ") + part;
+    }
+  }
+  if (changed.empty()) return arrow::Status::OK();
+  return arrow::Status::Invalid(
+      "flow '", f.flow->name, "' changed since its state was committed (", changed,
+      "), so the committed state does not fit it; run with --full-refresh ", f.flow->target,
+      " to rebuild ", f.flow->target, " from its sources");
+}
+
+}  // namespace
 
 Json FlowStateJson(const FlowStream& f) {
   Json j = Json::object();
@@ -46,56 +89,6 @@ Json FlowStateJson(const FlowStream& f) {
   if (f.incremental) j["incremental"] = Json::parse(IncrementalStateJson(*f.incremental));
   return j;
 }
-
-// Writes the incremental state tables of flow `i` into the pending version
-// dir and records their files in the flow's state. They are not rows of the
-// dataset: the manifest does not list them.
-arrow::Status WriteStateTables(RunContext& ctx, const std::string& dir, int64_t version, size_t i,
-                               FlowStream& f, Json* flow_state) {
-  if (!f.incremental) return arrow::Status::OK();
-  // A subdirectory: readers of the version glob "<dir>/*.parquet".
-  const std::string state_dir = dir + "/_state";
-  ARROW_RETURN_NOT_OK(ctx.store->fs().CreateDir(state_dir, /*recursive=*/true));
-  Json files = Json::object();
-  for (const auto& [name, table] : f.incremental->Tables()) {
-    if (!*table) continue;
-    ARROW_ASSIGN_OR_RAISE(auto writer, engine::batch::ParquetPartWriter::Open(
-                                           ctx.store->shared_fs(), state_dir,
-                                           "state-v" + std::to_string(version) + "-f" + Pad(i) +
-                                               "-" + name,
-                                           (*table)->schema()));
-    ARROW_RETURN_NOT_OK(WriteAll(**table, *writer));
-    ARROW_ASSIGN_OR_RAISE(auto written, writer->Finish(f.flow->name));
-    Json names = Json::array();
-    for (const auto& part : written) names.push_back("_state/" + part.file);
-    files[name] = names;
-  }
-  (*flow_state)["incremental_tables"] = files;
-  return arrow::Status::OK();
-}
-
-arrow::Status ApplyFlowState(const Json& j, FlowStream* f, const std::string& where) {
-  try {
-    if (j.contains("position")) f->position = j.at("position").get<std::string>();
-    if (j.contains("watermark_us")) f->watermark_us = j.at("watermark_us").get<int64_t>();
-    if (j.contains("consumed"))
-      f->consumed = j.at("consumed").get<std::map<std::string, int64_t>>();
-    if (j.contains("once_done")) f->once_done = j.at("once_done").get<bool>();
-    if (j.contains("incremental")) f->saved_incremental = j.at("incremental").dump();
-    if (j.contains("incremental_tables")) {
-      for (const auto& [name, files] : j.at("incremental_tables").items()) {
-        f->saved_tables[name] = files.get<std::vector<std::string>>();
-      }
-    }
-  } catch (const std::exception& e) {
-    return arrow::Status::IOError(where, ": stream state of flow '", f->flow->name,
-                                  "' is damaged (", e.what(), "); run with --full-refresh ",
-                                  f->flow->target, " to rebuild the dataset from its sources");
-  }
-  return arrow::Status::OK();
-}
-
-}  // namespace
 
 const char* ShapeName(FlowShape s) {
   switch (s) {
@@ -141,34 +134,61 @@ int64_t DatasetStream::NumRows() const {
   return n;
 }
 
-std::string SinkStatePath(RunContext& ctx, const std::string& sink) {
-  return ctx.store->layout().MetaDir() + "/streams/" + sink + ".json";
-}
-
-arrow::Status LoadSinkState(RunContext& ctx, DatasetStream* ds) {
-  const std::string path = SinkStatePath(ctx, ds->dataset->name);
-  auto text = engine::ReadWholeFile(ctx.store->fs(), path);
-  if (!text.ok()) return arrow::Status::OK();  // never published
-  try {
-    Json state = Json::parse(*text);
-    ds->epoch = state.value("epoch", int64_t{0});
-    auto it = state.find("flows");
-    for (auto& f : ds->flows) {
-      if (it != state.end() && it->contains(f.flow->name)) {
-        ARROW_RETURN_NOT_OK(ApplyFlowState(it->at(f.flow->name), &f, path));
-      }
-    }
-  } catch (const std::exception& e) {
-    return arrow::Status::IOError(path, ": stream state is not valid JSON (", e.what(),
-                                  "); run with --full-refresh ", ds->dataset->name,
-                                  " to start the sink's stream again");
+arrow::Status LoadFlowStates(DatasetStream* ds, const StreamCheckpoint& checkpoint,
+                             const std::string& where) {
+  for (auto& f : ds->flows) {
+    const Json* saved = checkpoint.SavedFlow(f.flow->name);
+    if (!saved) continue;
+    ARROW_RETURN_NOT_OK(CheckDefinition(*saved, f));
+    ARROW_RETURN_NOT_OK(ApplyFlowState(*saved, &f, where));
   }
   return arrow::Status::OK();
 }
 
-// Publishes this trigger's rows of a sink, then its state.
-arrow::Status CommitSink(RunContext& ctx, DatasetStream* ds) {
+bool IsMergeSink(const Dataset& d) {
+  return d.kind == DatasetKind::kSink && d.storage.mode == WriteMode::kMerge;
+}
+
+arrow::Result<engine::batch::MergeTable> OpenMergeSink(RunContext& ctx, const Dataset& d) {
+  ARROW_ASSIGN_OR_RAISE(auto target, engine::batch::ResolveSink(d, ctx.store->layout()));
+  engine::batch::MergeTableOptions options;
+  options.threads = ctx.options->native.threads;
+  return engine::batch::MergeTable::Open(ctx.store->shared_fs(), target.path,
+                                         d.storage.merge_keys, options);
+}
+
+// A merge sink's epoch: the append flows' new rows and the other flows'
+// whole results, upserted by key (or replacing the table: a full refresh,
+// or one flow whose whole result it is, which also removes deleted keys).
+arrow::Status StageMergeSink(RunContext& ctx, DatasetStream* ds, int64_t epoch) {
   const Dataset& d = *ds->dataset;
+  std::vector<std::shared_ptr<arrow::Table>> parts;
+  bool whole = ds->flows.size() == 1 && !AppendOnly(ds->flows[0].shape);
+  for (auto& f : ds->flows) {
+    const auto& t = AppendOnly(f.shape) ? f.added : f.rows;
+    if (t) parts.push_back(t);
+  }
+  if (!parts.empty() && ds->schema) {
+    ARROW_ASSIGN_OR_RAISE(auto table, OpenMergeSink(ctx, d));
+    ARROW_ASSIGN_OR_RAISE(auto rows, arrow::ConcatenateTables(parts));
+    const int64_t tag = epoch + ds->merge_offset;
+    auto merged = whole || ds->merge_replace ? table.Replace(tag, rows, ctx.run_id)
+                                             : table.Apply(tag, rows, nullptr, ctx.run_id);
+    if (!merged.ok()) return merged.status();
+    for (const auto& note : merged->notes) ctx.notes.push_back(note);
+    ds->epoch = epoch;
+    ds->rows = merged->rows;
+    ds->merge_replace = false;
+  }
+  for (auto& f : ds->flows) f.added.reset();
+  ds->dirty = false;
+  return arrow::Status::OK();
+}
+
+// Publishes this epoch's rows of a sink (its state goes into the epoch).
+arrow::Status StageSink(RunContext& ctx, DatasetStream* ds, int64_t epoch) {
+  const Dataset& d = *ds->dataset;
+  if (IsMergeSink(d)) return StageMergeSink(ctx, ds, epoch);
   ARROW_ASSIGN_OR_RAISE(auto target, engine::batch::ResolveSink(d, ctx.store->layout()));
   std::vector<std::shared_ptr<arrow::Table>> parts;
   bool complete = false;
@@ -179,7 +199,6 @@ arrow::Status CommitSink(RunContext& ctx, DatasetStream* ds) {
   }
   if (!parts.empty() && ds->schema) {
     ARROW_ASSIGN_OR_RAISE(auto rows, arrow::ConcatenateTables(parts));
-    const int64_t epoch = ds->epoch + 1;
     char tag[32];
     std::snprintf(tag, sizeof(tag), "e%06lld", static_cast<long long>(epoch));
     target.overwrite = complete;
@@ -200,40 +219,57 @@ arrow::Status CommitSink(RunContext& ctx, DatasetStream* ds) {
       ds->rows += rows->num_rows();
     }
   }
-  Json state = Json::object();
-  state["epoch"] = ds->epoch;
-  state["flows"] = Json::object();
-  for (auto& f : ds->flows) state["flows"][f.flow->name] = FlowStateJson(f);
-  ARROW_RETURN_NOT_OK(ctx.store->fs().CreateDir(ctx.store->layout().MetaDir() + "/streams", true));
-  ARROW_RETURN_NOT_OK(
-      engine::WriteFileAtomically(ctx.store->fs(), SinkStatePath(ctx, d.name), state.dump(1)));
   for (auto& f : ds->flows) f.added.reset();
   ds->dirty = false;
   return arrow::Status::OK();
 }
 
-arrow::Status LoadStream(RunContext& ctx, DatasetStream* ds, bool fresh) {
+arrow::Status LoadStream(RunContext& ctx, DatasetStream* ds, bool fresh,
+                         const StreamCheckpoint& checkpoint) {
   const Dataset& d = *ds->dataset;
   if (d.schema.declared()) ds->schema = d.schema.arrow;
-  if (fresh) return arrow::Status::OK();
-  if (ds->sink) return LoadSinkState(ctx, ds);
-  ARROW_ASSIGN_OR_RAISE(auto current, ctx.store->Current(d.name));
-  if (!current) return arrow::Status::OK();
-  const auto& m = *current;
-  const std::string dir = ctx.store->layout().VersionDir(d.name, m.version);
-  auto state_text = engine::ReadWholeFile(ctx.store->fs(), StatePath(ctx, d.name, m.version));
-  Json state = Json::object();
-  if (state_text.ok()) {
-    try {
-      state = Json::parse(*state_text);
-    } catch (const std::exception& e) {
-      return arrow::Status::IOError(
-          StatePath(ctx, d.name, m.version), ": stream state is not valid JSON (", e.what(),
-          "); run with --full-refresh ", d.name, " to rebuild the dataset from its sources");
+  const Json* saved_ds = fresh ? nullptr : checkpoint.SavedDataset(d.name);
+  if (IsMergeSink(d)) {
+    ARROW_ASSIGN_OR_RAISE(auto table, OpenMergeSink(ctx, d));
+    const int64_t committed = checkpoint.committed_epoch();
+    if (saved_ds) {
+      ds->merge_offset = saved_ds->value("merge_offset", int64_t{0});
+      // At most the lost epoch after the committed one may have been applied.
+      if (table.applied_epoch() > committed + 1 + ds->merge_offset) {
+        return arrow::Status::Invalid(
+            "merge sink '", d.name, "': its table at ", table.path(), " applied write ",
+            table.applied_epoch(), ", after anything checkpoint epoch ", committed,
+            " knows (another writer, or a checkpoint from elsewhere); run with --full-refresh ",
+            d.name, " to rebuild it from its sources");
+      }
+    } else {
+      ds->merge_offset = table.applied_epoch() - committed;
+      ds->merge_replace = fresh && table.applied_epoch() > 0;
     }
   }
-  // A version written by a batch run (no _stream.json) is kept as rows of
-  // the flows that wrote it; their sources start from the beginning.
+  if (fresh) return arrow::Status::OK();
+  const std::string where = "checkpoint epoch " + std::to_string(checkpoint.committed_epoch());
+  if (ds->sink) {
+    if (saved_ds) ds->epoch = saved_ds->value("sink_epoch", int64_t{0});
+    return LoadFlowStates(ds, checkpoint, where);
+  }
+  ARROW_ASSIGN_OR_RAISE(auto current, ctx.store->Current(d.name));
+  if (!current) return LoadFlowStates(ds, checkpoint, where);
+  const auto& m = *current;
+  const std::string dir = ctx.store->layout().VersionDir(d.name, m.version);
+  if (!checkpoint.SavedDataset(d.name)) {
+    // Not in the checkpoint: a version a batch run wrote is kept as rows of
+    // the flows that wrote it (their sources start from the beginning); one
+    // an older thund streamed into kept its stream state beside it.
+    auto legacy = ctx.store->fs().GetFileInfo(dir + "/" + kLegacyStateFile);
+    if (legacy.ok() && legacy->type() == arrow::fs::FileType::File) {
+      return arrow::Status::Invalid(
+          "dataset '", d.name, "': its committed version ", engine::batch::VersionName(m.version),
+          " keeps its stream state in the format of an older thund (", kLegacyStateFile,
+          "), which this one does not resume from; run with --full-refresh ", d.name,
+          " to rebuild it from its sources");
+    }
+  }
   for (auto& f : ds->flows) {
     std::vector<std::shared_ptr<arrow::Table>> tables;
     for (const PartFile& part : m.files) {
@@ -252,58 +288,45 @@ arrow::Status LoadStream(RunContext& ctx, DatasetStream* ds, bool fresh) {
       f.committed_parts.push_back(part);
     }
     f.committed_version = m.version;
-    f.saved_dir = dir;
     if (!tables.empty()) {
       ARROW_ASSIGN_OR_RAISE(f.rows, arrow::ConcatenateTables(tables));
     }
     f.total_rows = f.rows ? f.rows->num_rows() : 0;
-    auto it = state.find("flows");
-    if (it != state.end() && it->contains(f.flow->name)) {
-      ARROW_RETURN_NOT_OK(
-          ApplyFlowState(it->at(f.flow->name), &f, StatePath(ctx, d.name, m.version)));
-    }
   }
+  ARROW_RETURN_NOT_OK(LoadFlowStates(ds, checkpoint, where));
   ds->stamp = m.Stamp();
   ds->version = engine::batch::VersionName(m.version);
+  ds->version_number = m.version;
   ds->rows = m.rows;
   return arrow::Status::OK();
 }
 
-arrow::Status RestoreIncremental(FlowStream* f) {
+arrow::Status RestoreIncremental(FlowStream* f, StreamCheckpoint& checkpoint) {
   if (!f->incremental || f->saved_incremental.empty()) return arrow::Status::OK();
   auto damaged = [&](const arrow::Status& st) {
-    return arrow::Status::IOError(f->saved_dir, ": incremental state of flow '", f->flow->name,
-                                  "': ", st.message(), "; run with --full-refresh ",
-                                  f->flow->target, " to rebuild it from the sources");
+    return arrow::Status::IOError("checkpoint epoch ", checkpoint.committed_epoch(),
+                                  ": incremental state of flow '", f->flow->name, "': ",
+                                  st.message(), "; run with --full-refresh ", f->flow->target,
+                                  " to rebuild it from the sources");
   };
   arrow::Status st = RestoreIncrementalState(f->saved_incremental, f->incremental.get());
   if (!st.ok()) return damaged(st);
-  auto tables = f->incremental->Tables();
-  for (const auto& [name, files] : f->saved_tables) {
-    auto it = tables.find(name);
-    if (it == tables.end()) return damaged(arrow::Status::Invalid("unknown state table ", name));
-    std::vector<std::shared_ptr<arrow::Table>> parts;
-    for (const auto& file : files) {
-      auto t = engine::ReadParquetFile(f->saved_dir + "/" + file);
-      if (!t.ok()) return damaged(t.status());
-      parts.push_back(*t);
-    }
-    if (parts.empty()) continue;
-    auto all = arrow::ConcatenateTables(parts);
-    if (!all.ok()) return damaged(all.status());
-    *it->second = *all;
-  }
+  st = checkpoint.RestoreTables(f);
+  if (!st.ok()) return damaged(st);
   return arrow::Status::OK();
 }
 
-arrow::Status CommitStream(RunContext& ctx, DatasetStream* ds) {
+arrow::Status StageStream(RunContext& ctx, DatasetStream* ds, int64_t epoch,
+                          std::vector<StagedVersion>* staged) {
   if (!ds->dirty) return arrow::Status::OK();
-  // A dataset that has never had a row has no schema for a version: an
-  // incremental flow's state alone is not committed (the next run takes its
-  // inputs from the start again, which the inputs still hold).
-  if (!ds->schema && !ds->sink) return arrow::Status::OK();
+  // A dataset that has never had a row has no schema for a version (its
+  // flows' state still goes into the epoch).
+  if (!ds->schema && !ds->sink) {
+    ds->dirty = false;
+    return arrow::Status::OK();
+  }
   if (ds->sink) {
-    arrow::Status st = CommitSink(ctx, ds);
+    arrow::Status st = StageSink(ctx, ds, epoch);
     return st.ok() ? st
                    : st.WithMessage("sink '", ds->dataset->name, "': ", st.message(),
                                     " (the next run writes this trigger again)");
@@ -312,13 +335,8 @@ arrow::Status CommitStream(RunContext& ctx, DatasetStream* ds) {
   ARROW_ASSIGN_OR_RAISE(auto pending, ctx.store->Begin(d.name));
   engine::batch::VersionManifest manifest;
   auto write = [&]() -> arrow::Status {
-    Json state = Json::object();
-    state["flows"] = Json::object();
     for (size_t i = 0; i < ds->flows.size(); ++i) {
       FlowStream& f = ds->flows[i];
-      state["flows"][f.flow->name] = FlowStateJson(f);
-      ARROW_RETURN_NOT_OK(WriteStateTables(ctx, pending.dir, pending.version, i, f,
-                                           &state["flows"][f.flow->name]));
       std::shared_ptr<arrow::Table> to_write;
       std::vector<PartFile> parts;
       if (AppendOnly(f.shape)) {
@@ -355,11 +373,10 @@ arrow::Status CommitStream(RunContext& ctx, DatasetStream* ds) {
       ARROW_ASSIGN_OR_RAISE(auto written, writer->Finish(ds->flows.front().flow->name));
       manifest.files.insert(manifest.files.end(), written.begin(), written.end());
     }
-    ARROW_RETURN_NOT_OK(engine::WriteFileAtomically(ctx.store->fs(), pending.dir + "/" + kStateFile,
-                                                    state.dump(1)));
     manifest.run_id = ctx.run_id;
+    manifest.epoch = epoch;
     if (ds->schema) manifest.schema = engine::batch::DescribeSchema(*ds->schema);
-    return ctx.store->Commit(pending, manifest, &ctx.notes);
+    return ctx.store->Prepare(pending, &manifest);
   };
   arrow::Status st = write();
   if (!st.ok()) {
@@ -367,8 +384,7 @@ arrow::Status CommitStream(RunContext& ctx, DatasetStream* ds) {
     return st.WithMessage("dataset '", d.name, "': commit failed, the previous version stays ",
                           "current: ", st.message());
   }
-  manifest.dataset = d.name;
-  manifest.version = pending.version;
+  staged->push_back({pending});
   // What the new version holds, for the next commit.
   for (FlowStream& f : ds->flows) {
     f.committed_parts.clear();
@@ -380,6 +396,7 @@ arrow::Status CommitStream(RunContext& ctx, DatasetStream* ds) {
   }
   ds->stamp = manifest.Stamp();
   ds->version = engine::batch::VersionName(pending.version);
+  ds->version_number = pending.version;
   ds->rows = manifest.rows;
   ds->dirty = false;
   return arrow::Status::OK();

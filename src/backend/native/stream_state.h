@@ -1,14 +1,15 @@
-// Internal: what a streaming run (Recompute mode) keeps per streaming dataset
-// and per flow, and how it is loaded from and committed to the dataset store.
+// Internal: what a streaming run keeps per streaming dataset and per flow,
+// and how it is loaded from and staged into the dataset store.
 //
 // A streaming dataset's committed version holds, per flow, the rows that flow
-// has put into it (parts tagged with the flow), plus `_stream.json` in the
-// version dir: per flow the source position, the watermark already emitted
-// (windowed Append), the input prefixes its last result covered (Append), and
-// whether a once-flow ran. Version, parts and state switch together at the
-// dataset's atomic commit (dataset_store.h), so a crash leaves a consistent
-// (older) version: the next run resumes from it, re-reading what was not
-// committed — nothing lost, nothing twice.
+// has put into it (parts tagged with the flow). Everything else a flow keeps
+// (its source position, the watermark already emitted, the input prefixes
+// its last result covered, whether a once-flow ran, the incremental
+// operator's state) is in the pipeline's checkpoint epoch
+// (stream_checkpoint.h), which also names the version of every dataset: the
+// epoch commits them together, so a crash leaves a consistent (older) epoch
+// and the next run resumes from it, re-reading what was not committed —
+// nothing lost, nothing twice.
 //
 // Append-only flows (sources, Append mode) keep their committed part files:
 // the next version links (or copies) them and adds one part of new rows.
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include <arrow/table.h>
+#include <nlohmann/json.hpp>
 
 #include "backend/native/run_context.h"
 #include "engine/stream/stream_source.h"
@@ -30,6 +32,7 @@
 namespace thund::native {
 
 struct IncrementalFlow;  // incremental_flow.h
+class StreamCheckpoint;  // stream_checkpoint.h
 
 enum class FlowShape {
   kSource,          // reads a StreamSource; appends what it takes
@@ -73,12 +76,14 @@ struct FlowStream {
   // late rows that flow drops.
   const Flow* late_rows_of = nullptr;
   // The incremental mode's operator and state (null: Recompute mode), and
-  // the state the committed version holds for it (restored once the operator
-  // is made): its JSON, and its tables' files (in saved_dir) by name.
+  // the JSON of the state the resumed epoch holds for it (restored once the
+  // operator is made; its tables come from the checkpoint).
   std::shared_ptr<IncrementalFlow> incremental;
   std::string saved_incremental;
-  std::map<std::string, std::vector<std::string>> saved_tables;
-  std::string saved_dir;
+  // Totals over every run, kept in the checkpoint.
+  struct Counters {
+    int64_t rows_in = 0, rows_out = 0, late_rows = 0, triggers = 0;
+  } counters;
 };
 
 struct DatasetStream {
@@ -94,30 +99,49 @@ struct DatasetStream {
   bool retain = true;
   std::string stamp;                  // of the committed version
   std::string version;                // "v-000007"
+  int64_t version_number = 0;         // 7 (0 = none)
   int64_t rows = 0;                   // committed rows
-  // A file sink: each trigger's output is published as one file named by the
-  // trigger's epoch (append) or replaces the sink's files (complete); the flow
-  // state goes to {root}/_thund/streams/{sink}.json after the file. A crash in
-  // between makes the rerun write the same epoch again under the same name,
-  // replacing the file: nothing twice. Sink rows are not kept in memory.
+  // A file sink: each epoch's output is published as one file named by the
+  // epoch (append) or replaces the sink's files (complete), before the epoch
+  // commits. A crash in between makes recovery delete the file of the lost
+  // epoch, and the replay writes it again: nothing twice. A merge sink
+  // (storage mode merge) upserts the epoch's rows, tagged with the epoch, so
+  // a replayed epoch changes nothing. Sink rows are not kept in memory.
   bool sink = false;
-  int64_t epoch = 0;  // last published epoch
+  int64_t epoch = 0;  // the last epoch that published rows to the sink
+  // A merge sink tags epoch E's write with E + merge_offset (chosen when the
+  // stream starts, so tags continue above what the table applied before);
+  // merge_replace: the first write replaces the table (a full refresh).
+  int64_t merge_offset = 0;
+  bool merge_replace = false;
 
   // All flows' rows, concatenated in flow order (empty table if none yet).
   arrow::Result<std::shared_ptr<arrow::Table>> Content() const;
   int64_t NumRows() const;
 };
 
-// Restores `ds` from its committed version (unless `fresh`): rows per flow
-// and the state in _stream.json. Sources are restored by the caller.
-arrow::Status LoadStream(RunContext& ctx, DatasetStream* ds, bool fresh);
+// Restores `ds` from its committed version and the flows' state in the
+// resumed epoch (unless `fresh`). Sources are restored by the caller.
+arrow::Status LoadStream(RunContext& ctx, DatasetStream* ds, bool fresh,
+                         const StreamCheckpoint& checkpoint);
 
-// Restores f->incremental's state from what LoadStream read (no-op when
-// nothing was saved). Errors say the state is damaged and how to rebuild.
-arrow::Status RestoreIncremental(FlowStream* f);
+// Restores f->incremental's state from what LoadStream read and the
+// checkpoint's tables (no-op when nothing was saved). Errors say the state is
+// damaged or does not fit, and how to rebuild.
+arrow::Status RestoreIncremental(FlowStream* f, StreamCheckpoint& checkpoint);
 
-// Writes and commits a new version of `ds` (only when ds->dirty); for a sink,
-// publishes the trigger's file and then its state.
-arrow::Status CommitStream(RunContext& ctx, DatasetStream* ds);
+// A flow's state for the checkpoint manifest (without its tables).
+nlohmann::json FlowStateJson(const FlowStream& f);
+
+// A version StageStream prepared, published once the epoch commits.
+struct StagedVersion {
+  engine::batch::PendingVersion pending;
+};
+
+// Writes `ds`'s rows for epoch `epoch` (only when ds->dirty): a prepared,
+// unpublished new version (appended to `staged`), or for a sink its epoch
+// file / merge. Updates ds's bookkeeping as if the epoch commits.
+arrow::Status StageStream(RunContext& ctx, DatasetStream* ds, int64_t epoch,
+                          std::vector<StagedVersion>* staged);
 
 }  // namespace thund::native

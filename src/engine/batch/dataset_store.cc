@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "engine/fs/atomic_write.h"
+#include "engine/fs/durable.h"
 
 namespace thund::engine::batch {
 namespace {
@@ -62,36 +63,73 @@ arrow::Result<PendingVersion> DatasetStore::Begin(const std::string& dataset) {
 
 arrow::Status DatasetStore::Commit(const PendingVersion& p, VersionManifest manifest,
                                    std::vector<std::string>* notes) {
-  ARROW_ASSIGN_OR_RAISE(auto previous, Current(p.dataset));
-  manifest.dataset = p.dataset;
-  manifest.version = p.version;
-  if (manifest.committed_ms == 0) {
-    manifest.committed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                std::chrono::system_clock::now().time_since_epoch())
-                                .count();
+  ARROW_RETURN_NOT_OK(Prepare(p, &manifest));
+  return Publish(p, {}, notes);
+}
+
+arrow::Status DatasetStore::Prepare(const PendingVersion& p, VersionManifest* manifest) {
+  manifest->dataset = p.dataset;
+  manifest->version = p.version;
+  if (manifest->committed_ms == 0) {
+    manifest->committed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                 std::chrono::system_clock::now().time_since_epoch())
+                                 .count();
   }
-  ARROW_RETURN_NOT_OK(
-      WriteFileAtomically(*fs_, layout_.ManifestPath(p.dataset, p.version), manifest.ToJson()));
-  // The commit point.
+  // The parts' bytes before the manifest that names them (power-cut safety).
+  ARROW_RETURN_NOT_OK(SyncDirFiles(p.dir));
+  return WriteFileAtomically(*fs_, layout_.ManifestPath(p.dataset, p.version),
+                             manifest->ToJson());
+}
+
+arrow::Status DatasetStore::Publish(const PendingVersion& p, const std::set<int64_t>& keep,
+                                    std::vector<std::string>* notes) {
+  ARROW_ASSIGN_OR_RAISE(auto previous, Current(p.dataset));
+  // The commit point (the pointer is fsynced, then its directory).
   ARROW_RETURN_NOT_OK(WriteFileAtomically(*fs_, layout_.PointerPath(p.dataset),
                                           VersionName(p.version) + "\n"));
-  arrow::Status link = ReplaceSymlink(layout_.CurrentLink(p.dataset), VersionName(p.version));
-  if (!link.ok() && notes) notes->push_back("dataset '" + p.dataset + "': " + link.message());
-  CollectGarbage(p.dataset, p.version, previous ? previous->version : 0, notes);
+  if (layout_.local()) {
+    arrow::Status link = ReplaceSymlink(layout_.CurrentLink(p.dataset), VersionName(p.version));
+    if (!link.ok() && notes) notes->push_back("dataset '" + p.dataset + "': " + link.message());
+  }
+  std::set<int64_t> kept = keep;
+  if (previous) kept.insert(previous->version);
+  CollectGarbage(p.dataset, p.version, std::move(kept), notes);
   return arrow::Status::OK();
+}
+
+arrow::Status DatasetStore::SetCurrent(const std::string& dataset, int64_t version) {
+  const std::string manifest = layout_.ManifestPath(dataset, version);
+  if (!Exists(*fs_, manifest)) {
+    return arrow::Status::IOError("dataset '", dataset, "': version ", VersionName(version),
+                                  " has no manifest (", manifest, ")");
+  }
+  ARROW_RETURN_NOT_OK(
+      WriteFileAtomically(*fs_, layout_.PointerPath(dataset), VersionName(version) + "\n"));
+  if (layout_.local()) (void)ReplaceSymlink(layout_.CurrentLink(dataset), VersionName(version));
+  return arrow::Status::OK();
+}
+
+arrow::Status DatasetStore::ClearCurrent(const std::string& dataset) {
+  const std::string pointer = layout_.PointerPath(dataset);
+  if (Exists(*fs_, pointer)) ARROW_RETURN_NOT_OK(fs_->DeleteFile(pointer));
+  if (layout_.local()) {
+    std::error_code ec;
+    std::filesystem::remove(layout_.CurrentLink(dataset), ec);
+  }
+  return SyncDir(layout_.DatasetDir(dataset));
 }
 
 void DatasetStore::Abandon(const PendingVersion& p) { (void)fs_->DeleteDir(p.dir); }
 
 void DatasetStore::CollectGarbage(const std::string& dataset, int64_t keep_new,
-                                  int64_t keep_previous, std::vector<std::string>* notes) {
+                                  std::set<int64_t> keep, std::vector<std::string>* notes) {
   arrow::fs::FileSelector sel;
   sel.base_dir = layout_.DatasetDir(dataset);
   auto entries = fs_->GetFileInfo(sel);
   if (!entries.ok()) return;
   for (const auto& e : *entries) {
     auto v = ParseVersionName(e.base_name());
-    if (!v || *v == keep_new || *v == keep_previous) continue;
+    if (!v || *v == keep_new || keep.count(*v) > 0) continue;
     // Only versions older than the new one: a newer dir belongs to nobody we know.
     if (*v > keep_new) continue;
     arrow::Status st = fs_->DeleteDir(e.path());

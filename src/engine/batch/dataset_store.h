@@ -4,9 +4,14 @@
 // Commit protocol for one dataset:
 //   1. Begin(): create {dataset}/v-N/ (N = one above every v-* dir present,
 //      committed or abandoned) and write part files into it.
-//   2. Commit(): write v-N/_manifest.json, then replace {dataset}/_current
-//      (write aside + rename: the commit point), then point the `current`
-//      symlink at v-N, then garbage-collect.
+//   2. Commit() = Prepare() + Publish(): fsync the part files and v-N, write
+//      v-N/_manifest.json (fsynced), then replace {dataset}/_current (write
+//      aside, fsync, rename, fsync the dir: the commit point), then point the
+//      `current` symlink at v-N, then garbage-collect.
+//      A streaming run prepares the versions of every dataset a trigger
+//      changed, commits its pipeline epoch (checkpoint/epoch_store.h), and
+//      only then publishes them; recovery re-points _current at the versions
+//      the committed epoch names (SetCurrent), forward or back.
 // A failure or crash before the rename of _current leaves the previous
 // version current, readable and unchanged. Garbage collection keeps the new
 // and the previous committed version (readers that started before the commit
@@ -21,6 +26,7 @@
 
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -60,11 +66,27 @@ class DatasetStore {
   arrow::Status Commit(const PendingVersion& p, VersionManifest manifest,
                        std::vector<std::string>* notes = nullptr);
 
+  // The two halves of Commit. Prepare makes v-N complete and durable (its
+  // manifest is written; `manifest` gets dataset/version/time filled in) but
+  // not current. Publish makes it current, then deletes versions other than
+  // the new one, the previous current one and `keep`.
+  arrow::Status Prepare(const PendingVersion& p, VersionManifest* manifest);
+  arrow::Status Publish(const PendingVersion& p, const std::set<int64_t>& keep,
+                        std::vector<std::string>* notes = nullptr);
+
+  // Points `dataset`'s _current (and symlink) at an existing, prepared
+  // `version` without collecting garbage: recovery to a checkpoint epoch.
+  // REQUIRES: v-<version>/_manifest.json exists (else an IOError).
+  arrow::Status SetCurrent(const std::string& dataset, int64_t version);
+  // Makes `dataset` have no committed version (its version dirs stay until
+  // the next commit collects them).
+  arrow::Status ClearCurrent(const std::string& dataset);
+
   // Best-effort removal of an uncommitted version dir.
   void Abandon(const PendingVersion& p);
 
  private:
-  void CollectGarbage(const std::string& dataset, int64_t keep_new, int64_t keep_previous,
+  void CollectGarbage(const std::string& dataset, int64_t keep_new, std::set<int64_t> keep,
                       std::vector<std::string>* notes);
 
   std::shared_ptr<arrow::fs::FileSystem> fs_;

@@ -41,6 +41,8 @@ class StorageLayout {
   static arrow::Result<StorageLayout> Make(const std::string& location);
 
   const std::string& root() const { return root_; }
+  // On the local disk (an absolute path), as opposed to object storage.
+  bool local() const { return !root_.empty() && root_[0] == '/'; }
   std::string DatasetDir(const std::string& dataset) const { return root_ + "/" + dataset; }
   std::string VersionDir(const std::string& dataset, int64_t version) const {
     return DatasetDir(dataset) + "/" + VersionName(version);

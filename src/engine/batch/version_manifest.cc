@@ -26,6 +26,7 @@ std::string VersionManifest::ToJson() const {
   j["files"] = std::move(files);
   j["once_flows"] = once_flows;
   j["fingerprint"] = fingerprint.ToJson();
+  if (epoch) j["epoch"] = *epoch;
   return j.dump(2) + "\n";
 }
 
@@ -53,6 +54,7 @@ arrow::Result<VersionManifest> VersionManifest::Parse(const std::string& text,
       m.once_flows = j["once_flows"].get<std::vector<std::string>>();
     }
     if (j.contains("fingerprint")) m.fingerprint = Fingerprint::FromJson(j["fingerprint"]);
+    if (j.contains("epoch") && !j["epoch"].is_null()) m.epoch = j["epoch"].get<int64_t>();
   } catch (const nlohmann::json::exception& e) {
     return arrow::Status::IOError("manifest ", where, " has an unexpected shape: ", e.what());
   }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,10 @@ struct VersionManifest {
   std::vector<std::string> once_flows;
   Fingerprint fingerprint;
   std::string schema;  // readable, e.g. "(id bigint, name string)"
+  // Merge tables (merge_table.h): the epoch whose changes this version
+  // applied, so a replay of it is recognized. Unset for every other version
+  // (and absent from their JSON; manifests without it parse as unset).
+  std::optional<int64_t> epoch;
 
   // "v-000003@<run id>": how dependents record this version in their fingerprints.
   std::string Stamp() const;

@@ -5,6 +5,8 @@
 #include <arrow/buffer.h>
 #include <arrow/filesystem/path_util.h>
 
+#include "engine/fs/durable.h"
+
 namespace thund::engine {
 namespace {
 
@@ -44,7 +46,9 @@ arrow::Status WriteFileAtomically(
     arrow::Status closed = out->Close();
     ARROW_RETURN_NOT_OK(st);
     ARROW_RETURN_NOT_OK(closed);
-    return fs.Move(tmp, path);
+    ARROW_RETURN_NOT_OK(SyncFile(tmp));  // the bytes before the name
+    ARROW_RETURN_NOT_OK(fs.Move(tmp, path));
+    return SyncParent(path);
   };
   arrow::Status st = attempt();
   if (!st.ok()) {

@@ -7,8 +7,9 @@
 // pyarrow, thund itself) never see a partial file, and CleanupTemporaries() can
 // remove what a killed writer left behind.
 //
-// Guarantee: durability against a process crash (SIGKILL), not against power
-// loss (no fsync).
+// Guarantee: on local disk the temporary is fsynced before the rename and the
+// directory after it (durable.h), so a written file survives a power cut; on
+// object storage the upload completing is the durability point.
 #pragma once
 
 #include <functional>

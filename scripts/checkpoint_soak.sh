@@ -1,0 +1,356 @@
+#!/usr/bin/env bash
+# Crash soak of streaming checkpoints: real SIGKILLs of `thund run` at random
+# points of five incremental pipelines (windowed aggregation, stream-stream
+# join, deduplication, AUTO CDC over a file drop, file sinks), each rerun
+# resuming from the newest good epoch, then one run to completion; every
+# dataset and sink must then equal an uninterrupted reference run as a
+# multiset (nothing lost, nothing twice).
+#
+# Usage: scripts/checkpoint_soak.sh [KILLS=1000] [SEED=random] [--keep]
+#   THUND=path/to/thund   the binary to drive (default build/thund)
+#   --keep                keep the scratch directory (printed) after the run
+# Needs a release build (scripts/build.sh release) and python3 (standard
+# library only). Comparisons run in DuckDB through `thund query`. Prints one
+# table: per pipeline the kills sent, kills that landed (the run died of
+# SIGKILL), runs that resumed from an epoch (a "recovery" run event), the
+# rows of the reference, and the rows lost / duplicated (multiset
+# differences). Exits 1 when a row is lost or duplicated, or a run fails.
+# The same pipelines are checked, with fewer kills, by
+# tests/backend/checkpoint_kill_test.cc.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+THUND="${THUND:-$ROOT/build/thund}"
+if [[ ! -x "$THUND" ]]; then
+  echo "no thund binary at $THUND (run scripts/build.sh release, or set THUND=...)" >&2
+  exit 2
+fi
+exec python3 - "$THUND" "$@" <<'PY'
+import json, os, random, shutil, signal, subprocess, sys, tempfile, time
+
+thund = sys.argv[1]
+args = [a for a in sys.argv[2:] if a != "--keep"]
+keep = "--keep" in sys.argv[2:]
+kills_wanted = int(args[0]) if len(args) > 0 else 1000
+seed = int(args[1]) if len(args) > 1 else random.SystemRandom().randrange(1 << 31)
+rng = random.Random(seed)
+work = tempfile.mkdtemp(prefix="thund-soak-")
+print(f"checkpoint soak: {kills_wanted} kills, seed {seed}, scratch {work}", flush=True)
+
+GEN = ("CREATE STREAMING TABLE {t} AS SELECT * FROM STREAM read_generator(\n"
+       "  kind => '{kind}', seed => {seed}, rows_per_batch => {batch}, total_rows => {total},\n"
+       "  events_per_second => 2000, out_of_orderness => '1s');\n")
+
+def gen(t, kind, s, batch=2000, total=60000):
+    return GEN.format(t=t, kind=kind, seed=s, batch=batch, total=total)
+
+# Each pipeline: SQL (with {out}: a directory next to the storage root for
+# sinks, {data}: the pipeline's input files), and what to compare: dataset
+# names (their committed version) or (name, glob under {out}) for sinks.
+PIPELINES = {
+    "window": dict(
+        sql="CREATE PIPELINE ck_window;\n" + gen("bids", "nexmark_bid", 11) +
+        "CREATE STREAMING TABLE late_bids;\n"
+        "CREATE STREAMING TABLE per_window WITH (mode = 'incremental', late_rows = 'late_bids')"
+        " AS\nSELECT window.start AS ws, channel, count(*) AS n, sum(price) AS total,"
+        " max(price) AS top\nFROM STREAM bids WATERMARK date_time DELAY OF INTERVAL 500"
+        " MILLISECONDS\nGROUP BY window(date_time, '1 second'), channel;\n"
+        "CREATE STREAMING TABLE per_auction WITH (mode = 'incremental', watermark = 'date_time',"
+        "\n  allowed_lateness = '1 second') AS\n"
+        "SELECT window_start, window_end, auction, count(*) AS n, min(price) AS low\n"
+        "FROM TUMBLE(TABLE STREAM bids, DESCRIPTOR(date_time), INTERVAL '3' SECONDS)\n"
+        "GROUP BY window_start, window_end, auction;\n",
+        datasets=["bids", "late_bids", "per_window", "per_auction"]),
+    "join": dict(
+        sql="CREATE PIPELINE ck_join;\n" + gen("persons", "nexmark_person", 7) +
+        gen("auctions", "nexmark_auction", 7) + gen("bids", "nexmark_bid", 7) +
+        "CREATE STREAMING TABLE early_bids WITH (mode = 'incremental', watermark = 'date_time',"
+        "\n  allowed_lateness = '2 seconds') AS\n"
+        "SELECT a.id AS auction, a.category, b.bidder, b.price, b.date_time\n"
+        "FROM STREAM(auctions) AS a JOIN STREAM(bids) AS b\n  ON a.id = b.auction AND"
+        " b.date_time BETWEEN a.date_time AND a.date_time + INTERVAL 3 SECONDS;\n"
+        "CREATE STREAMING TABLE new_sellers WITH (mode = 'incremental', watermark = 'date_time',"
+        "\n  allowed_lateness = '2 seconds') AS\n"
+        "SELECT p.window_start, p.id, p.name, count(*) AS auctions\n"
+        "FROM TUMBLE(TABLE persons, DESCRIPTOR(date_time), INTERVAL '5' SECONDS) AS p\n"
+        "JOIN TUMBLE(TABLE auctions, DESCRIPTOR(date_time), INTERVAL '5' SECONDS) AS a\n"
+        "  ON p.window_start = a.window_start AND p.id = a.seller\n"
+        "GROUP BY p.window_start, p.id, p.name;\n",
+        datasets=["persons", "auctions", "bids", "early_bids", "new_sellers"]),
+    "dedup": dict(
+        sql="CREATE PIPELINE ck_dedup;\n" + gen("bids", "nexmark_bid", 5) +
+        "CREATE STREAMING TABLE first_bids WITH (mode = 'incremental', watermark = 'date_time',"
+        "\n  allowed_lateness = '1 second') AS\n"
+        "SELECT bidder, auction, price, date_time FROM (\n"
+        "  SELECT *, row_number() OVER (PARTITION BY bidder ORDER BY date_time) AS rn"
+        " FROM STREAM(bids)\n) AS ranked WHERE rn = 1;\n"
+        "CREATE STREAMING TABLE last_bids WITH (mode = 'incremental') AS\n"
+        "SELECT bidder, auction, price, date_time FROM (\n"
+        "  SELECT *, row_number() OVER (PARTITION BY bidder ORDER BY date_time DESC) AS rn"
+        " FROM STREAM(bids)\n) AS ranked WHERE rn = 1;\n"
+        "CREATE STREAMING TABLE pairs WITH (mode = 'incremental') AS\n"
+        "SELECT DISTINCT auction, channel FROM STREAM(bids);\n",
+        datasets=["bids", "first_bids", "last_bids", "pairs"]),
+    "cdc": dict(
+        sql="CREATE PIPELINE ck_cdc;\n"
+        "CREATE STREAMING TABLE changes (id BIGINT, name STRING, amount BIGINT, seq BIGINT,"
+        " op STRING)\nAS SELECT * FROM STREAM read_files('{data}', format => 'csv',"
+        " max_files_per_trigger => 4);\n"
+        "CREATE STREAMING TABLE scd1;\n"
+        "CREATE FLOW scd1_cdc WITH (mode = 'incremental') AS AUTO CDC INTO scd1"
+        " FROM STREAM(changes)\nKEYS (id) APPLY AS DELETE WHEN op = 'D' SEQUENCE BY seq"
+        " COLUMNS * EXCEPT (op);\n"
+        "CREATE STREAMING TABLE scd2;\n"
+        "CREATE FLOW scd2_cdc WITH (mode = 'incremental') AS AUTO CDC INTO scd2\n"
+        "FROM (SELECT id, name, amount, seq, op FROM STREAM(changes) WHERE amount >= 0)\n"
+        "KEYS (id) APPLY AS DELETE WHEN op = 'D' SEQUENCE BY seq COLUMNS * EXCEPT (op)\n"
+        "STORED AS SCD TYPE 2;\n",
+        datasets=["changes", "scd1", "scd2"]),
+    "sink": dict(
+        sql="CREATE PIPELINE ck_sink;\n" + gen("bids", "nexmark_bid", 9, batch=1000) +
+        "CREATE SINK cheap USING parquet LOCATION '{out}/cheap';\n"
+        "CREATE FLOW to_cheap WITH (mode = 'incremental', output_mode = 'append') AS\n"
+        "INSERT INTO cheap BY NAME\n"
+        "SELECT auction, bidder, price, channel, date_time FROM STREAM(bids)"
+        " WHERE price % 3 = 0;\n"
+        "CREATE SINK partner USING csv LOCATION '{out}/partner';\n"
+        "CREATE FLOW to_partner WITH (mode = 'incremental', output_mode = 'append') AS\n"
+        "INSERT INTO partner BY NAME\n"
+        "SELECT auction, bidder, price FROM STREAM(bids) WHERE channel = 'partner';\n",
+        datasets=["bids", ("cheap", "cheap/*.parquet"), ("partner", "partner/*.csv")]),
+}
+
+def write_changes(data, files=80, rows=50, s=3):
+    """The CDC feed: `files` small CSV files of keyed changes, out of sequence order,
+    some deletes and some equal sequences (the later arrival wins)."""
+    os.makedirs(data, exist_ok=True)
+    r = random.Random(s)
+    for f in range(files):
+        lines = ["id,name,amount,seq,op"]
+        for _ in range(rows):
+            op = "D" if r.random() < 0.1 else "U"
+            lines.append(f"{r.randrange(200)},n{r.randrange(5)},{r.randrange(1000)},"
+                         f"{r.randrange(20000)},{op}")
+        with open(os.path.join(data, f"c-{f:05d}.csv"), "w") as out:
+            out.write("\n".join(lines) + "\n")
+
+class Store:
+    """One storage root (plus its sink directory) of one pipeline."""
+    def __init__(self, pipe, name):
+        self.pipe, self.base = pipe, os.path.join(work, pipe, name)
+        self.root, self.out = self.base + "/store", self.base + "/out"
+        self.sql = self.base + "/p.sql"
+        self.ck = f"{self.root}/_thund/checkpoints/ck_{pipe}"
+        shutil.rmtree(self.base, ignore_errors=True)
+        os.makedirs(self.base)
+        text = PIPELINES[pipe]["sql"].replace("{out}", self.out)
+        text = text.replace("{data}", os.path.join(work, pipe, "data"))
+        with open(self.sql, "w") as f:
+            f.write(text)
+        self.runs = 0
+
+    def args(self):
+        return [thund, "run", self.sql, "--storage", self.root, "--events", "json"]
+
+    def committed_epoch(self):
+        best = 0
+        for n in listdir(self.ck):
+            if n.startswith("epoch=") and os.path.exists(f"{self.ck}/{n}/_manifest.json"):
+                best = max(best, int(n[6:]))
+        return best
+
+def listdir(d):
+    try:
+        return os.listdir(d)
+    except OSError:
+        return []
+
+def ino(p):
+    try:
+        return os.stat(p).st_ino
+    except OSError:
+        return None
+
+def version_dirs(st):
+    out = set()
+    for ds in PIPELINES[st.pipe]["datasets"]:
+        if isinstance(ds, str):
+            for n in listdir(f"{st.root}/{ds}"):
+                if n.startswith("v-"):
+                    out.add((ds, n, ino(f"{st.root}/{ds}/{n}")))
+        else:
+            d = os.path.dirname(f"{st.out}/{ds[1]}")
+            for n in listdir(d):
+                if n.startswith("part-stream"):
+                    out.add((ds[0], n, ino(f"{d}/{n}")))
+    return out
+
+def pick_kill(st, t_ref):
+    """A kill point: returns (description, predicate(elapsed_s) -> kill now?)."""
+    c = st.committed_epoch()
+    kind = rng.choices(["early", "time", "epoch", "manifest", "version"],
+                       [15, 30, 20, 20, 15])[0]
+    if kind == "early":
+        d = rng.uniform(0, 0.06)
+        return f"at {d*1000:.0f} ms", lambda t: t >= d
+    if kind == "time":
+        d = rng.uniform(0, 1.1 * t_ref)
+        return f"at {d*1000:.0f} ms", lambda t: t >= d
+    m = rng.randint(1, 4)
+    if kind == "epoch":
+        path = f"{st.ck}/epoch={c + m:06d}"
+        stale = ino(path)
+        return (f"as epoch {c + m} is begun",
+                lambda t: (lambda i: i is not None and i != stale)(ino(path)))
+    if kind == "manifest":
+        path = f"{st.ck}/epoch={c + m:06d}/_manifest.json"
+        extra = rng.uniform(0, 0.003)
+        seen = []
+        def after_manifest(t):
+            if not seen and os.path.exists(path):
+                seen.append(t)
+            return bool(seen) and t >= seen[0] + extra
+        return f"{extra*1000:.1f} ms after epoch {c + m} commits", after_manifest
+    before = version_dirs(st)
+    return ("as a new dataset version / sink file appears",
+            lambda t: bool(version_dirs(st) - before))
+
+def run(st, kill_point=None):
+    """One run; returns (landed, exit code or None, resumed?)."""
+    st.runs += 1
+    log = f"{st.base}/run-{st.runs:03d}.log"
+    with open(log, "w") as f:
+        p = subprocess.Popen(st.args(), stdout=f, stderr=subprocess.STDOUT)
+        t0 = time.monotonic()
+        landed = False
+        if kill_point is not None:
+            while p.poll() is None:
+                if kill_point(time.monotonic() - t0):
+                    p.send_signal(signal.SIGKILL)
+                    break
+                time.sleep(0.0002)
+        rc = p.wait()
+        landed = rc == -signal.SIGKILL
+    resumed = False
+    with open(log) as f:
+        for line in f:
+            if '"event":"recovery"' in line and "resumed from epoch" in line:
+                resumed = True
+    return landed, (None if landed else rc), resumed, log
+
+def query(st, sql):
+    r = subprocess.run([thund, "query", st.sql, "--storage", st.root, "--format", "csv", sql],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"thund query failed: {r.stderr}\n{sql}")
+    lines = r.stdout.strip().splitlines()
+    return [int(x) for x in lines[1].split(",")]
+
+def relation(st, ds, like=None):
+    if isinstance(ds, str):
+        d = f"{st.root}/{ds}/current"
+        glob, reader = d + "/*.parquet", "read_parquet"
+        present = os.path.isdir(d)
+    else:
+        glob = f"{st.out}/{ds[1]}"
+        reader = "read_csv" if glob.endswith(".csv") else "read_parquet"
+        present = any(n.endswith(glob[glob.rindex("."):])
+                      for n in listdir(os.path.dirname(glob)))
+    if present:
+        return f"(SELECT * FROM {reader}('{glob}'))"
+    assert like is not None, f"the reference has no {ds}"
+    return f"(SELECT * FROM {like} LIMIT 0)"
+
+def compare(a, b):
+    """Per pipeline: (rows of the reference, rows lost, rows duplicated), summed."""
+    parts = []
+    for ds in PIPELINES[a.pipe]["datasets"]:
+        ra = relation(a, ds)
+        rb = relation(b, ds, like=ra)
+        parts.append(f"(SELECT count(*) FROM {ra})")
+        parts.append(f"(SELECT count(*) FROM ({ra} EXCEPT ALL {rb}))")
+        parts.append(f"(SELECT count(*) FROM ({rb} EXCEPT ALL {ra}))")
+    v = query(a, "SELECT " + ", ".join(parts))
+    per = {}
+    for i, ds in enumerate(PIPELINES[a.pipe]["datasets"]):
+        per[ds if isinstance(ds, str) else ds[0]] = v[3 * i:3 * i + 3]
+    return per
+
+stats = {p: dict(kills=0, landed=0, recoveries=0, rounds=0, expected=0, lost=0, dup=0,
+                 failures=0) for p in PIPELINES}
+refs = {}
+write_changes(os.path.join(work, "cdc", "data"))
+for pipe in PIPELINES:
+    ref = Store(pipe, "reference")
+    t0 = time.monotonic()
+    landed, rc, _, log = run(ref)
+    t_ref = time.monotonic() - t0
+    if rc != 0:
+        print(f"{pipe}: the reference run failed (exit {rc}), see {log}")
+        sys.exit(1)
+    refs[pipe] = (ref, t_ref)
+    print(f"  reference {pipe}: {t_ref:.2f} s, {ref.committed_epoch()} epochs", flush=True)
+
+failed = []
+kills_done = 0
+t_start = time.monotonic()
+names = list(PIPELINES)
+round_no = 0
+while kills_done < kills_wanted:
+    pipe = names[round_no % len(names)]
+    round_no += 1
+    ref, t_ref = refs[pipe]
+    st = Store(pipe, f"round-{round_no:04d}")
+    s = stats[pipe]
+    s["rounds"] += 1
+    k = min(rng.randint(4, 14), kills_wanted - kills_done)
+    finished = False
+    for _ in range(k):
+        what, point = pick_kill(st, t_ref)
+        had_epoch = st.committed_epoch() > 0
+        landed, rc, resumed, log = run(st, point)
+        kills_done += 1
+        s["kills"] += 1
+        s["landed"] += landed
+        s["recoveries"] += resumed
+        if not landed and rc != 0:
+            failed.append(f"{pipe} round {round_no}: a run killed {what} exited {rc}: {log}")
+            s["failures"] += 1
+        if not landed:
+            finished = True  # the run completed before the kill: nothing left to do
+            break
+    landed, rc, resumed, log = run(st)
+    s["recoveries"] += resumed
+    if rc != 0:
+        failed.append(f"{pipe} round {round_no}: the final run exited {rc}: {log}")
+        s["failures"] += 1
+    elif st.committed_epoch() > 0 and not resumed and st.runs > 1 and not finished:
+        pass  # resumed is counted; a missing resume shows in the data comparison
+    per = compare(ref, st)
+    bad = {d: v for d, v in per.items() if v[1] or v[2]}
+    s["expected"] += sum(v[0] for v in per.values())
+    s["lost"] += sum(v[1] for v in per.values())
+    s["dup"] += sum(v[2] for v in per.values())
+    if bad:
+        failed.append(f"{pipe} round {round_no}: {bad} (rows, lost, duplicated) in {st.base}")
+    elif not keep:
+        shutil.rmtree(st.base, ignore_errors=True)
+    print(f"  round {round_no} {pipe}: {st.runs - 1} kills, "
+          f"{'DIFFERS ' + str(bad) if bad else 'equal'} ({kills_done}/{kills_wanted})",
+          flush=True)
+
+elapsed = time.monotonic() - t_start
+hdr = ("pipeline", "rounds", "kills", "landed", "recoveries", "rows expected", "rows lost",
+       "rows duplicated", "failed runs")
+rows = [(p, s["rounds"], s["kills"], s["landed"], s["recoveries"], s["expected"], s["lost"],
+         s["dup"], s["failures"]) for p, s in stats.items()]
+rows.append(("total",) + tuple(sum(r[i] for r in rows) for i in range(1, len(hdr))))
+w = [max(len(str(x)) for x in col) for col in zip(hdr, *rows)]
+print(f"\n{kills_done} kills in {elapsed:.0f} s (seed {seed})")
+for r in [hdr] + rows:
+    print("  ".join(str(x).rjust(w[i]) if i else str(x).ljust(w[i]) for i, x in enumerate(r)))
+for f in failed:
+    print("FAILED:", f)
+if not keep and not failed:
+    shutil.rmtree(work, ignore_errors=True)
+sys.exit(1 if failed else 0)
+PY

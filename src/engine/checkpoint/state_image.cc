@@ -1,0 +1,263 @@
+#include "engine/checkpoint/state_image.h"
+
+#include <arrow/array/builder_primitive.h>
+#include <arrow/compute/api_vector.h>
+#include <arrow/datum.h>
+#include <arrow/io/memory.h>
+#include <arrow/memory_pool.h>
+#include <parquet/arrow/reader.h>
+#include <parquet/arrow/writer.h>
+#include <parquet/properties.h>
+
+namespace thund::engine::checkpoint {
+namespace {
+
+using Json = nlohmann::json;
+
+arrow::Status WriteParquet(const arrow::Table& table,
+                           const std::shared_ptr<arrow::io::OutputStream>& out) {
+  auto props = parquet::WriterProperties::Builder().compression(arrow::Compression::SNAPPY)->build();
+  auto arrow_props = parquet::ArrowWriterProperties::Builder().store_schema()->build();
+  return parquet::arrow::WriteTable(table, arrow::default_memory_pool(), out, int64_t{1} << 20,
+                                    props, arrow_props);
+}
+
+arrow::Result<std::shared_ptr<arrow::Table>> ReadParquet(const EpochStore& store,
+                                                         const EpochFile& file) {
+  ARROW_ASSIGN_OR_RAISE(auto buf, store.ReadFile(file));
+  auto read = [&]() -> arrow::Result<std::shared_ptr<arrow::Table>> {
+    auto in = std::make_shared<arrow::io::BufferReader>(buf);
+    ARROW_ASSIGN_OR_RAISE(auto reader, parquet::arrow::OpenFile(in, arrow::default_memory_pool()));
+    return reader->ReadTable();
+  }();
+  if (!read.ok()) {
+    return arrow::Status::IOError(store.dir(), "/", file.path, ": not readable Parquet (",
+                                  read.status().message(), ")");
+  }
+  return read;
+}
+
+arrow::Result<const EpochFile*> Lookup(const EpochManifest& m, const std::string& path) {
+  const EpochFile* f = m.Find(path);
+  if (!f) return arrow::Status::IOError("the manifest does not list ", path);
+  return f;
+}
+
+// A table of the hashes (lo, hi), one row per removed row.
+arrow::Result<std::shared_ptr<arrow::Table>> HashTable(const std::vector<RowHash>& hashes) {
+  arrow::UInt64Builder lo, hi;
+  ARROW_RETURN_NOT_OK(lo.Reserve(static_cast<int64_t>(hashes.size())));
+  ARROW_RETURN_NOT_OK(hi.Reserve(static_cast<int64_t>(hashes.size())));
+  for (const auto& h : hashes) {
+    lo.UnsafeAppend(h.lo);
+    hi.UnsafeAppend(h.hi);
+  }
+  ARROW_ASSIGN_OR_RAISE(auto a, lo.Finish());
+  ARROW_ASSIGN_OR_RAISE(auto b, hi.Finish());
+  auto schema = arrow::schema({arrow::field("lo", arrow::uint64(), false),
+                               arrow::field("hi", arrow::uint64(), false)});
+  return arrow::Table::Make(schema, {a, b});
+}
+
+arrow::Result<std::shared_ptr<arrow::Table>> TakeRows(const std::shared_ptr<arrow::Table>& t,
+                                                      const std::vector<int64_t>& rows) {
+  arrow::Int64Builder b;
+  ARROW_RETURN_NOT_OK(b.AppendValues(rows));
+  ARROW_ASSIGN_OR_RAISE(auto idx, b.Finish());
+  ARROW_ASSIGN_OR_RAISE(auto taken, arrow::compute::Take(arrow::Datum(t), arrow::Datum(idx)));
+  return taken.table();
+}
+
+}  // namespace
+
+void TableImage::Reset() {
+  ref_ = Json();
+  files_.clear();
+  last_.reset();
+  counts_.clear();
+  hashed_ = false;
+  schema_.reset();
+  base_rows_ = delta_rows_ = 0;
+  deltas_ = 0;
+}
+
+arrow::Status TableImage::WriteBase(EpochStore& store, int64_t epoch, const std::string& name,
+                                    const std::shared_ptr<arrow::Table>& table,
+                                    ImageWrite* stats) {
+  ARROW_ASSIGN_OR_RAISE(auto f, store.WriteFile(epoch, name + "-base.parquet",
+                                                [&](const auto& out) {
+                                                  return WriteParquet(*table, out);
+                                                }));
+  files_ = {f};
+  ref_ = Json::object();
+  ref_["base"] = f.path;
+  ref_["deltas"] = Json::array();
+  base_rows_ = table->num_rows();
+  delta_rows_ = 0;
+  deltas_ = 0;
+  schema_ = table->schema();
+  stats->wrote_base = true;
+  stats->rows_written += table->num_rows();
+  stats->bytes_written += f.bytes;
+  return arrow::Status::OK();
+}
+
+arrow::Result<Json> TableImage::Checkpoint(EpochStore& store, int64_t epoch,
+                                           const std::string& name,
+                                           const std::shared_ptr<arrow::Table>& table,
+                                           const ImageOptions& options,
+                                           std::vector<EpochFile>* files, ImageWrite* stats) {
+  if (!table) {
+    Reset();
+    return Json();
+  }
+  if (!ref_.is_null() && last_.lock() == table) {  // unchanged since the last checkpoint
+    files->insert(files->end(), files_.begin(), files_.end());
+    return ref_;
+  }
+  const bool hashable = options.incremental && RowsHashable(*table->schema());
+  std::vector<RowHash> hashes;
+  if (hashable) {
+    ARROW_ASSIGN_OR_RAISE(hashes, HashRows(*table));
+  }
+  bool base = !hashable || !hashed_ || ref_.is_null() || !schema_ ||
+              !schema_->Equals(*table->schema()) || deltas_ >= options.max_deltas;
+  std::vector<int64_t> added;
+  std::vector<RowHash> removed;
+  if (!base) {
+    for (size_t i = 0; i < hashes.size(); ++i) {
+      auto it = counts_.find(hashes[i]);
+      if (it != counts_.end() && it->second > 0) {
+        --it->second;
+      } else {
+        added.push_back(static_cast<int64_t>(i));
+      }
+    }
+    for (const auto& [h, n] : counts_) {
+      for (int64_t k = 0; k < n; ++k) removed.push_back(h);
+    }
+    const int64_t change = static_cast<int64_t>(added.size() + removed.size());
+    base = static_cast<double>(delta_rows_ + change) >
+           options.compact_ratio * static_cast<double>(std::max<int64_t>(base_rows_, 1024));
+  }
+  if (base) {
+    ARROW_RETURN_NOT_OK(WriteBase(store, epoch, name, table, stats));
+  } else if (!added.empty() || !removed.empty()) {
+    Json delta = Json::object();
+    if (!added.empty()) {
+      ARROW_ASSIGN_OR_RAISE(auto rows, TakeRows(table, added));
+      ARROW_ASSIGN_OR_RAISE(auto f, store.WriteFile(epoch, name + "-add.parquet",
+                                                    [&](const auto& out) {
+                                                      return WriteParquet(*rows, out);
+                                                    }));
+      delta["added"] = f.path;
+      files_.push_back(f);
+      stats->rows_written += rows->num_rows();
+      stats->bytes_written += f.bytes;
+    }
+    if (!removed.empty()) {
+      ARROW_ASSIGN_OR_RAISE(auto hash_rows, HashTable(removed));
+      ARROW_ASSIGN_OR_RAISE(auto f, store.WriteFile(epoch, name + "-del.parquet",
+                                                    [&](const auto& out) {
+                                                      return WriteParquet(*hash_rows, out);
+                                                    }));
+      delta["removed"] = f.path;
+      files_.push_back(f);
+      stats->bytes_written += f.bytes;
+    }
+    ref_["deltas"].push_back(delta);
+    delta_rows_ += static_cast<int64_t>(added.size() + removed.size());
+    ++deltas_;
+  }
+  ref_["rows"] = table->num_rows();
+  counts_.clear();
+  hashed_ = hashable;
+  if (hashable) {
+    counts_.reserve(hashes.size());
+    for (const auto& h : hashes) ++counts_[h];
+  }
+  last_ = table;
+  files->insert(files->end(), files_.begin(), files_.end());
+  return ref_;
+}
+
+arrow::Result<std::shared_ptr<arrow::Table>> TableImage::Restore(const EpochStore& store,
+                                                                 const EpochManifest& m,
+                                                                 const Json& ref) {
+  Reset();
+  if (ref.is_null()) return std::shared_ptr<arrow::Table>();
+  std::vector<std::shared_ptr<arrow::Table>> parts;
+  std::unordered_map<RowHash, int64_t, RowHashHasher> remove;
+  int64_t want_rows = 0;
+  try {
+    want_rows = ref.at("rows").get<int64_t>();
+    ARROW_ASSIGN_OR_RAISE(const EpochFile* base, Lookup(m, ref.at("base").get<std::string>()));
+    files_.push_back(*base);
+    ARROW_ASSIGN_OR_RAISE(auto t, ReadParquet(store, *base));
+    base_rows_ = t->num_rows();
+    parts.push_back(t);
+    for (const auto& d : ref.at("deltas")) {
+      ++deltas_;
+      if (d.contains("added")) {
+        ARROW_ASSIGN_OR_RAISE(const EpochFile* f, Lookup(m, d.at("added").get<std::string>()));
+        files_.push_back(*f);
+        ARROW_ASSIGN_OR_RAISE(auto rows, ReadParquet(store, *f));
+        if (!rows->schema()->Equals(*t->schema())) {
+          return arrow::Status::IOError(store.dir(), "/", f->path,
+                                        ": its columns differ from the image's base");
+        }
+        delta_rows_ += rows->num_rows();
+        parts.push_back(rows);
+      }
+      if (d.contains("removed")) {
+        ARROW_ASSIGN_OR_RAISE(const EpochFile* f, Lookup(m, d.at("removed").get<std::string>()));
+        files_.push_back(*f);
+        ARROW_ASSIGN_OR_RAISE(auto hashes, ReadParquet(store, *f));
+        ARROW_ASSIGN_OR_RAISE(auto combined, hashes->CombineChunks());
+        if (combined->num_columns() != 2) {
+          return arrow::Status::IOError(store.dir(), "/", f->path, ": not a hash file");
+        }
+        auto lo = std::static_pointer_cast<arrow::UInt64Array>(combined->column(0)->chunk(0));
+        auto hi = std::static_pointer_cast<arrow::UInt64Array>(combined->column(1)->chunk(0));
+        for (int64_t i = 0; i < combined->num_rows(); ++i) ++remove[{lo->Value(i), hi->Value(i)}];
+        delta_rows_ += combined->num_rows();
+      }
+    }
+  } catch (const std::exception& e) {
+    return arrow::Status::IOError("state image reference is damaged (", e.what(), ")");
+  }
+  ARROW_ASSIGN_OR_RAISE(auto all, arrow::ConcatenateTables(parts));
+  schema_ = all->schema();
+  std::shared_ptr<arrow::Table> out = all;
+  hashed_ = RowsHashable(*all->schema());
+  if (hashed_ || !remove.empty()) {
+    ARROW_ASSIGN_OR_RAISE(auto hashes, HashRows(*all));
+    std::vector<int64_t> keep;
+    keep.reserve(hashes.size());
+    for (size_t i = 0; i < hashes.size(); ++i) {
+      auto it = remove.find(hashes[i]);
+      if (it != remove.end() && it->second > 0) {
+        --it->second;
+        continue;
+      }
+      keep.push_back(static_cast<int64_t>(i));
+      ++counts_[hashes[i]];
+    }
+    for (const auto& [h, n] : remove) {
+      if (n != 0) return arrow::Status::IOError("state image removes rows it never had");
+    }
+    if (keep.size() != hashes.size()) {
+      ARROW_ASSIGN_OR_RAISE(out, TakeRows(all, keep));
+    }
+  }
+  if (out->num_rows() != want_rows) {
+    return arrow::Status::IOError("state image has ", out->num_rows(), " rows, its manifest ",
+                                  "says ", want_rows);
+  }
+  ref_ = ref;
+  ARROW_ASSIGN_OR_RAISE(out, out->CombineChunks());
+  last_ = out;
+  return out;
+}
+
+}  // namespace thund::engine::checkpoint

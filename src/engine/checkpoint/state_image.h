@@ -1,0 +1,77 @@
+// Incremental checkpoints of one state table: checkpoint cost follows the
+// change, not the state size.
+//
+// The table an epoch holds is an image: a base (a full copy, one Parquet
+// file) and a chain of deltas, one per epoch since the base, each the rows
+// added and the hashes (row_hash.h) of the rows removed since the epoch
+// before, as multisets. The table is base + sum(added) - sum(removed). Each
+// checkpoint hashes the table in memory and writes only its delta; an
+// unchanged table (the same object as at the last checkpoint) writes nothing.
+// A new base is written when the chain reaches `max_deltas`, when the
+// deltas' rows exceed `compact_ratio` x the base's, when the schema changes,
+// when a column type cannot be hashed, or always when `incremental` is off
+// (the plain twin: a full image per epoch).
+//
+// Row order is not kept across a restore (the rows are); the operators treat
+// their state tables as multisets.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <arrow/table.h>
+#include <nlohmann/json.hpp>
+
+#include "engine/checkpoint/epoch_store.h"
+#include "engine/checkpoint/row_hash.h"
+
+namespace thund::engine::checkpoint {
+
+struct ImageOptions {
+  bool incremental = true;
+  int max_deltas = 16;
+  double compact_ratio = 0.5;
+};
+
+// What a checkpoint wrote, for run events and benchmarks.
+struct ImageWrite {
+  bool wrote_base = false;
+  int64_t rows_written = 0;  // rows of the files written (base or added)
+  int64_t bytes_written = 0;
+};
+
+class TableImage {
+ public:
+  // Writes what epoch `epoch` needs for `table` (null: no table) under
+  // file names starting with `name`, appends every file the image needs (old
+  // and new) to `files`, and returns the reference for the manifest body.
+  arrow::Result<nlohmann::json> Checkpoint(EpochStore& store, int64_t epoch,
+                                           const std::string& name,
+                                           const std::shared_ptr<arrow::Table>& table,
+                                           const ImageOptions& options,
+                                           std::vector<EpochFile>* files, ImageWrite* stats);
+  // Reads the table `ref` (from manifest `m`) describes, checking every file,
+  // and becomes its image. A null ref is no table (returns null).
+  arrow::Result<std::shared_ptr<arrow::Table>> Restore(const EpochStore& store,
+                                                       const EpochManifest& m,
+                                                       const nlohmann::json& ref);
+
+ private:
+  arrow::Status WriteBase(EpochStore& store, int64_t epoch, const std::string& name,
+                          const std::shared_ptr<arrow::Table>& table, ImageWrite* stats);
+  void Reset();
+
+  nlohmann::json ref_;             // null: no image yet
+  std::vector<EpochFile> files_;   // the files ref_ names
+  std::weak_ptr<arrow::Table> last_;  // the table last checkpointed
+  std::unordered_map<RowHash, int64_t, RowHashHasher> counts_;  // its rows' hashes
+  bool hashed_ = false;            // counts_ describes the image
+  std::shared_ptr<arrow::Schema> schema_;
+  int64_t base_rows_ = 0, delta_rows_ = 0;
+  int deltas_ = 0;
+};
+
+}  // namespace thund::engine::checkpoint
