@@ -10,11 +10,18 @@
 #   THUND=path/to/thund   the binary to drive (default build/thund)
 #   --keep                keep the scratch directory (printed) after the run
 # Needs a release build (scripts/build.sh release) and python3 (standard
-# library only). Comparisons run in DuckDB through `thund query`. Prints one
-# table: per pipeline the kills sent, kills that landed (the run died of
-# SIGKILL), runs that resumed from an epoch (a "recovery" run event), the
-# rows of the reference, and the rows lost / duplicated (multiset
-# differences). Exits 1 when a row is lost or duplicated, or a run fails.
+# library only). Comparisons run in DuckDB through `thund query` (read_parquet
+# / read_csv over both roots, EXCEPT ALL both ways). Kill points: a delay of
+# 0-60 ms, 0-2 ms after the run's first recovery event (recovery under way), a
+# delay over the run's estimated time left, a new epoch directory (mid-commit),
+# 0-3 ms after an epoch's manifest (publishing), a new dataset version or sink
+# file (staged). Prints one table: per pipeline the rounds (a fresh root,
+# kills, a run to completion, a comparison), kills sent, kills that landed (the
+# run died of SIGKILL), runs that resumed from an epoch (a "recovery" run
+# event), other recovery actions (datasets re-pointed, uncommitted sink files
+# or damaged epochs removed), the rows of the reference, and the rows lost /
+# duplicated (multiset differences over every dataset and sink). Exits 1 when
+# a row is lost or duplicated, or a run fails.
 # The same pipelines are checked, with fewer kills, by
 # tests/backend/checkpoint_kill_test.cc.
 set -euo pipefail
@@ -25,7 +32,7 @@ if [[ ! -x "$THUND" ]]; then
   exit 2
 fi
 exec python3 - "$THUND" "$@" <<'PY'
-import json, os, random, shutil, signal, subprocess, sys, tempfile, time
+import os, random, shutil, signal, subprocess, sys, tempfile, time
 
 thund = sys.argv[1]
 args = [a for a in sys.argv[2:] if a != "--keep"]
@@ -93,20 +100,20 @@ PIPELINES = {
     "cdc": dict(
         sql="CREATE PIPELINE ck_cdc;\n"
         "CREATE STREAMING TABLE changes (id BIGINT, name STRING, amount BIGINT, seq BIGINT,"
-        " op STRING)\nAS SELECT * FROM STREAM read_files('{data}', format => 'csv',"
+        " op STRING,\n  n BIGINT)\nAS SELECT * FROM STREAM read_files('{data}', format => 'csv',"
         " max_files_per_trigger => 4);\n"
         "CREATE STREAMING TABLE scd1;\n"
         "CREATE FLOW scd1_cdc WITH (mode = 'incremental') AS AUTO CDC INTO scd1"
         " FROM STREAM(changes)\nKEYS (id) APPLY AS DELETE WHEN op = 'D' SEQUENCE BY seq"
-        " COLUMNS * EXCEPT (op);\n"
+        " COLUMNS * EXCEPT (op, n);\n"
         "CREATE STREAMING TABLE scd2;\n"
         "CREATE FLOW scd2_cdc WITH (mode = 'incremental') AS AUTO CDC INTO scd2\n"
-        "FROM (SELECT id, name, amount, seq, op FROM STREAM(changes) WHERE amount >= 0)\n"
-        "KEYS (id) APPLY AS DELETE WHEN op = 'D' SEQUENCE BY seq COLUMNS * EXCEPT (op)\n"
+        "FROM (SELECT id, name, amount, seq, op, n FROM STREAM(changes) WHERE amount >= 0)\n"
+        "KEYS (id) APPLY AS DELETE WHEN op = 'D' SEQUENCE BY seq COLUMNS * EXCEPT (op, n)\n"
         "STORED AS SCD TYPE 2;\n",
         datasets=["changes", "scd1", "scd2"]),
     "sink": dict(
-        sql="CREATE PIPELINE ck_sink;\n" + gen("bids", "nexmark_bid", 9, batch=1000) +
+        sql="CREATE PIPELINE ck_sink;\n" + gen("bids", "nexmark_bid", 9, batch=1500) +
         "CREATE SINK cheap USING parquet LOCATION '{out}/cheap';\n"
         "CREATE FLOW to_cheap WITH (mode = 'incremental', output_mode = 'append') AS\n"
         "INSERT INTO cheap BY NAME\n"
@@ -124,12 +131,14 @@ def write_changes(data, files=80, rows=50, s=3):
     some deletes and some equal sequences (the later arrival wins)."""
     os.makedirs(data, exist_ok=True)
     r = random.Random(s)
+    n = 0
     for f in range(files):
-        lines = ["id,name,amount,seq,op"]
+        lines = ["id,name,amount,seq,op,n"]
         for _ in range(rows):
             op = "D" if r.random() < 0.1 else "U"
+            n += 1
             lines.append(f"{r.randrange(200)},n{r.randrange(5)},{r.randrange(1000)},"
-                         f"{r.randrange(20000)},{op}")
+                         f"{r.randrange(20000)},{op},{n}")
         with open(os.path.join(data, f"c-{f:05d}.csv"), "w") as out:
             out.write("\n".join(lines) + "\n")
 
@@ -147,6 +156,10 @@ class Store:
         with open(self.sql, "w") as f:
             f.write(text)
         self.runs = 0
+        self.repairs = 0
+
+    def next_log(self):
+        return f"{self.base}/run-{self.runs + 1:03d}.log"
 
     def args(self):
         return [thund, "run", self.sql, "--storage", self.root, "--events", "json"]
@@ -184,57 +197,75 @@ def version_dirs(st):
                     out.add((ds[0], n, ino(f"{d}/{n}")))
     return out
 
-def pick_kill(st, t_ref):
-    """A kill point: returns (description, predicate(elapsed_s) -> kill now?)."""
+def pick_kill(st, t_ref, epochs):
+    """A kill point: (description, predicate(seconds since start) -> kill now?). `epochs`:
+    how many the reference committed (points past them would never come)."""
     c = st.committed_epoch()
-    kind = rng.choices(["early", "time", "epoch", "manifest", "version"],
-                       [15, 30, 20, 20, 15])[0]
-    if kind == "early":
-        d = rng.uniform(0, 0.06)
-        return f"at {d*1000:.0f} ms", lambda t: t >= d
-    if kind == "time":
-        d = rng.uniform(0, 1.1 * t_ref)
-        return f"at {d*1000:.0f} ms", lambda t: t >= d
-    m = rng.randint(1, 4)
+    left = t_ref * max(0.15, 1 - c / epochs)  # the run's estimated time left
+    kind = rng.choices(["early", "time", "recovery", "epoch", "manifest", "version"],
+                       [10, 25, 10, 20, 20, 15])[0]
+    if c >= epochs and kind not in ("early", "time", "recovery"):
+        kind = "time"
+    if kind == "recovery" and c > 0:  # while the run checks the epoch and restores state
+        log, extra, seen = st.next_log(), rng.uniform(0, 0.002), []
+        def in_recovery(t):
+            if not seen:
+                try:
+                    with open(log) as f:
+                        if '"event":"recovery"' in f.read():
+                            seen.append(t)
+                except OSError:
+                    pass
+            return bool(seen) and t >= seen[0] + extra
+        return f"{extra*1000:.1f} ms into recovery", in_recovery
+    if kind == "recovery":
+        kind = "early"
+    if kind in ("early", "time"):
+        d = rng.uniform(0, 0.06) if kind == "early" else rng.uniform(0, 0.7 * left)
+        return f"after {d*1000:.0f} ms", lambda t: t >= d
+    target = c + rng.randint(1, min(4, epochs - c))
     if kind == "epoch":
-        path = f"{st.ck}/epoch={c + m:06d}"
-        stale = ino(path)
-        return (f"as epoch {c + m} is begun",
+        path = f"{st.ck}/epoch={target:06d}"
+        stale = ino(path)  # a leftover of an earlier kill, which the rerun discards
+        return (f"as epoch {target} is begun",
                 lambda t: (lambda i: i is not None and i != stale)(ino(path)))
     if kind == "manifest":
-        path = f"{st.ck}/epoch={c + m:06d}/_manifest.json"
+        path = f"{st.ck}/epoch={target:06d}/_manifest.json"
         extra = rng.uniform(0, 0.003)
         seen = []
         def after_manifest(t):
             if not seen and os.path.exists(path):
                 seen.append(t)
             return bool(seen) and t >= seen[0] + extra
-        return f"{extra*1000:.1f} ms after epoch {c + m} commits", after_manifest
+        return f"{extra*1000:.1f} ms after epoch {target} commits", after_manifest
     before = version_dirs(st)
-    return ("as a new dataset version / sink file appears",
+    return ("as a dataset version or sink file is staged",
             lambda t: bool(version_dirs(st) - before))
 
 def run(st, kill_point=None):
     """One run; returns (landed, exit code or None, resumed?)."""
+    log = st.next_log()
     st.runs += 1
-    log = f"{st.base}/run-{st.runs:03d}.log"
     with open(log, "w") as f:
         p = subprocess.Popen(st.args(), stdout=f, stderr=subprocess.STDOUT)
         t0 = time.monotonic()
-        landed = False
         if kill_point is not None:
             while p.poll() is None:
                 if kill_point(time.monotonic() - t0):
                     p.send_signal(signal.SIGKILL)
                     break
-                time.sleep(0.0002)
+                time.sleep(0.0003)
         rc = p.wait()
         landed = rc == -signal.SIGKILL
-    resumed = False
+    resumed = repairs = 0
     with open(log) as f:
         for line in f:
-            if '"event":"recovery"' in line and "resumed from epoch" in line:
-                resumed = True
+            if '"event":"recovery"' in line:
+                if "resumed from epoch" in line:
+                    resumed = 1
+                else:
+                    repairs += 1  # a dataset re-pointed, a sink file or damaged epoch removed
+    st.repairs += repairs
     return landed, (None if landed else rc), resumed, log
 
 def query(st, sql):
@@ -275,8 +306,8 @@ def compare(a, b):
         per[ds if isinstance(ds, str) else ds[0]] = v[3 * i:3 * i + 3]
     return per
 
-stats = {p: dict(kills=0, landed=0, recoveries=0, rounds=0, expected=0, lost=0, dup=0,
-                 failures=0) for p in PIPELINES}
+stats = {p: dict(kills=0, landed=0, recoveries=0, repairs=0, rounds=0, expected=0, lost=0,
+                 dup=0, failures=0) for p in PIPELINES}
 refs = {}
 write_changes(os.path.join(work, "cdc", "data"))
 for pipe in PIPELINES:
@@ -287,8 +318,8 @@ for pipe in PIPELINES:
     if rc != 0:
         print(f"{pipe}: the reference run failed (exit {rc}), see {log}")
         sys.exit(1)
-    refs[pipe] = (ref, t_ref)
-    print(f"  reference {pipe}: {t_ref:.2f} s, {ref.committed_epoch()} epochs", flush=True)
+    refs[pipe] = (ref, t_ref, ref.committed_epoch())
+    print(f"  reference {pipe}: {t_ref:.2f} s, {refs[pipe][2]} epochs", flush=True)
 
 failed = []
 kills_done = 0
@@ -298,15 +329,13 @@ round_no = 0
 while kills_done < kills_wanted:
     pipe = names[round_no % len(names)]
     round_no += 1
-    ref, t_ref = refs[pipe]
+    ref, t_ref, epochs = refs[pipe]
     st = Store(pipe, f"round-{round_no:04d}")
     s = stats[pipe]
     s["rounds"] += 1
-    k = min(rng.randint(4, 14), kills_wanted - kills_done)
-    finished = False
+    k = min(rng.randint(4, 14), -(-kills_wanted // len(names)), kills_wanted - kills_done)
     for _ in range(k):
-        what, point = pick_kill(st, t_ref)
-        had_epoch = st.committed_epoch() > 0
+        what, point = pick_kill(st, t_ref, epochs)
         landed, rc, resumed, log = run(st, point)
         kills_done += 1
         s["kills"] += 1
@@ -316,15 +345,13 @@ while kills_done < kills_wanted:
             failed.append(f"{pipe} round {round_no}: a run killed {what} exited {rc}: {log}")
             s["failures"] += 1
         if not landed:
-            finished = True  # the run completed before the kill: nothing left to do
-            break
+            break  # the run completed before the kill: nothing left to do
     landed, rc, resumed, log = run(st)
     s["recoveries"] += resumed
     if rc != 0:
         failed.append(f"{pipe} round {round_no}: the final run exited {rc}: {log}")
         s["failures"] += 1
-    elif st.committed_epoch() > 0 and not resumed and st.runs > 1 and not finished:
-        pass  # resumed is counted; a missing resume shows in the data comparison
+    s["repairs"] += st.repairs
     per = compare(ref, st)
     bad = {d: v for d, v in per.items() if v[1] or v[2]}
     s["expected"] += sum(v[0] for v in per.values())
@@ -339,10 +366,10 @@ while kills_done < kills_wanted:
           flush=True)
 
 elapsed = time.monotonic() - t_start
-hdr = ("pipeline", "rounds", "kills", "landed", "recoveries", "rows expected", "rows lost",
-       "rows duplicated", "failed runs")
-rows = [(p, s["rounds"], s["kills"], s["landed"], s["recoveries"], s["expected"], s["lost"],
-         s["dup"], s["failures"]) for p, s in stats.items()]
+hdr = ("pipeline", "rounds", "kills", "landed", "recoveries", "repairs", "rows expected",
+       "rows lost", "rows duplicated", "failed runs")
+rows = [(p, s["rounds"], s["kills"], s["landed"], s["recoveries"], s["repairs"], s["expected"],
+         s["lost"], s["dup"], s["failures"]) for p, s in stats.items()]
 rows.append(("total",) + tuple(sum(r[i] for r in rows) for i in range(1, len(hdr))))
 w = [max(len(str(x)) for x in col) for col in zip(hdr, *rows)]
 print(f"\n{kills_done} kills in {elapsed:.0f} s (seed {seed})")

@@ -279,7 +279,12 @@ TEST_F(CheckpointStoreTest, TheStorageLockRefusesALiveHolderAndTakesOverADeadOne
   kill(pid, SIGKILL);
   int status = 0;
   waitpid(pid, &status, 0);
+  // The kernel drops a dead process's locks as it reaps it; allow it a moment.
   auto taken = StorageLock::Acquire(fs_, path, "run-five", &took_over);
+  for (int i = 0; i < 200 && !taken.ok(); ++i) {
+    usleep(10000);
+    taken = StorageLock::Acquire(fs_, path, "run-five", &took_over);
+  }
   ASSERT_TRUE(taken.ok()) << taken.status().ToString();
   EXPECT_NE(took_over.find("dead-run"), std::string::npos) << "[" << took_over << "]";
 }

@@ -241,9 +241,19 @@ arrow::Status StreamCheckpoint::Recover(RunContext& ctx, std::vector<DatasetStre
                                     " of an uncommitted epoch is no longer current");
     }
   }
-  Recovery(ctx, committed_,
-           "resumed from epoch " + std::to_string(committed_) + " of " + settings_.state_root +
-               " (" + std::to_string(SteadyMs() - t0) + " ms to check it)");
+  int64_t bytes = 0;
+  for (const auto& f : resumed->files) bytes += f.bytes;
+  state_bytes_ = bytes;
+  recover_ms_ = SteadyMs() - t0;
+  RunEvent e;
+  e.kind = RunEvent::Kind::kRecovery;
+  e.epoch = committed_;
+  e.count = bytes;
+  e.elapsed_ms = SteadyMs() - t0;
+  e.message = "resumed from epoch " + std::to_string(committed_) + " of " +
+              settings_.state_root + " (read and checked " + std::to_string(bytes) +
+              " bytes of state in " + std::to_string(e.elapsed_ms) + " ms)";
+  ctx.Emit(e);
   return arrow::Status::OK();
 }
 
@@ -282,14 +292,32 @@ const Json* StreamCheckpoint::SavedDataset(const std::string& dataset) const {
 arrow::Status StreamCheckpoint::RestoreTables(FlowStream* f) {
   const Json* saved = SavedFlow(f->flow->name);
   if (!f->incremental || !saved || !saved->contains("tables")) return arrow::Status::OK();
+  const int64_t t0 = SteadyMs();
   auto tables = f->incremental->Tables();
   auto& images = images_[f->flow->name];
   for (const auto& [name, ref] : saved->at("tables").items()) {
     auto it = tables.find(name);
     if (it == tables.end()) return arrow::Status::IOError("unknown state table ", name);
     ARROW_ASSIGN_OR_RAISE(*it->second, images[name].Restore(store_, retained_.front(), ref));
+    if (*it->second) restored_rows_ += (*it->second)->num_rows();
   }
+  restore_ms_ += SteadyMs() - t0;
   return arrow::Status::OK();
+}
+
+void StreamCheckpoint::ReportRestored(RunContext& ctx) const {
+  if (committed_ == 0) return;
+  RunEvent e;
+  e.kind = RunEvent::Kind::kRecovery;
+  e.epoch = committed_;
+  e.count = state_bytes_;
+  e.rows_out = restored_rows_;
+  e.elapsed_ms = recover_ms_ + restore_ms_;
+  e.message = "state restored: " + std::to_string(restored_rows_) + " rows from " +
+              std::to_string(state_bytes_) + " bytes in " + std::to_string(e.elapsed_ms) +
+              " ms (" + std::to_string(recover_ms_) + " ms reading and checking, " +
+              std::to_string(restore_ms_) + " ms decoding)";
+  ctx.Emit(e);
 }
 
 std::set<int64_t> StreamCheckpoint::KeptVersions(const std::string& dataset) const {

@@ -264,6 +264,7 @@ arrow::Status StreamLoop::SetupIncremental() {
       ARROW_RETURN_NOT_OK(RestoreIncremental(&f, *checkpoint_));
     }
   }
+  checkpoint_->ReportRestored(ctx_);
   // The two modes keep different state: a flow whose committed version the
   // other mode built cannot go on from it (it would emit rows again).
   for (auto& ds : streams_) {

@@ -13,6 +13,12 @@ constexpr uint64_t kNullMark = 0x9e3779b97f4a7c15ULL;
 
 bool Covered(const arrow::DataType& t) {
   if (t.id() == arrow::Type::BOOL) return true;
+  if (t.id() == arrow::Type::STRUCT) {
+    for (const auto& f : t.fields()) {
+      if (!Covered(*f->type())) return false;
+    }
+    return true;
+  }
   if (arrow::is_fixed_width(t.id()) && t.id() != arrow::Type::DICTIONARY &&
       t.id() != arrow::Type::EXTENSION) {
     return true;
@@ -52,25 +58,43 @@ std::string_view ValueBytes(const arrow::Array& a, int64_t i) {
   }
 }
 
-// Folds column `a` (rows [row0, row0 + a.length())) into `lanes`.
+// A strong 64-bit mix (the finaliser of SplitMix64).
+inline uint64_t Mix(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// Folds column `a` (rows [row0, row0 + a.length())) into `lanes`: each
+// value's XXH3 hash enters two lanes, mixed with different constants.
 void FoldColumn(const arrow::Array& a, int64_t row0, std::vector<RowHash>* lanes) {
+  if (a.type_id() == arrow::Type::STRUCT) {
+    const auto& s = static_cast<const arrow::StructArray&>(a);
+    for (int i = 0; i < s.num_fields(); ++i) {
+      // The field with the struct's own NULLs and offset applied.
+      auto field = s.GetFlattenedField(i);
+      if (field.ok()) FoldColumn(**field, row0, lanes);
+    }
+  }
   const bool is_bool = a.type_id() == arrow::Type::BOOL;
+  const bool is_struct = a.type_id() == arrow::Type::STRUCT;
   for (int64_t i = 0; i < a.length(); ++i) {
     RowHash& h = (*lanes)[static_cast<size_t>(row0 + i)];
     uint64_t v;
     if (a.IsNull(i)) {
       v = kNullMark;
+    } else if (is_struct) {
+      v = 0x51ed27004ab9f1b3ULL;  // present; its fields were folded above
     } else if (is_bool) {
       v = static_cast<const arrow::BooleanArray&>(a).Value(i) ? 1 : 2;
     } else {
       std::string_view b = ValueBytes(a, i);
       v = XXH3_64bits(b.data(), b.size()) ^ (b.size() << 1);
     }
-    // Two lanes, each a seeded hash of (lane, value hash).
-    const uint64_t in[2] = {h.lo, v};
-    h.lo = XXH3_64bits_withSeed(in, sizeof(in), 0x243f6a8885a308d3ULL);
-    const uint64_t in2[2] = {h.hi, v};
-    h.hi = XXH3_64bits_withSeed(in2, sizeof(in2), 0x13198a2e03707344ULL);
+    h.lo = Mix(h.lo ^ v) + 0x243f6a8885a308d3ULL;
+    h.hi = Mix(h.hi + v * 0x9e3779b97f4a7c15ULL) ^ 0x13198a2e03707344ULL;
   }
 }
 

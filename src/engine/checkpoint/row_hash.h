@@ -2,11 +2,13 @@
 //
 // A row's hash covers every column's value and NULL-ness, in column order,
 // so equal rows hash equal and different rows collide with probability about
-// n^2 / 2^129 for n rows (xxHash's XXH3, two independent lanes). Covered
+// n^2 / 2^129 for n rows (each value's XXH3 hash folded into two lanes with
+// different mixes). Covered
 // types: every fixed-width type (integers, floats, decimals, dates, times,
-// timestamps, durations, intervals, fixed-size binary), booleans, and
-// (large) string / binary / view types. Anything else (nested types, maps,
-// dictionaries) is NotImplemented: the caller then writes full images.
+// timestamps, durations, intervals, fixed-size binary), booleans,
+// (large) string / binary / view types, and structs of covered types.
+// Anything else (lists, maps, dictionaries) is NotImplemented: the caller
+// then writes full images.
 #pragma once
 
 #include <cstdint>
@@ -23,9 +25,9 @@ struct RowHash {
   bool operator==(const RowHash&) const = default;
 };
 
-struct RowHashHasher {
-  size_t operator()(const RowHash& h) const { return static_cast<size_t>(h.lo); }
-};
+inline bool operator<(const RowHash& a, const RowHash& b) {
+  return a.hi != b.hi ? a.hi < b.hi : a.lo < b.lo;
+}
 
 // True when every column of `schema` has a covered type.
 bool RowsHashable(const arrow::Schema& schema);

@@ -1,5 +1,7 @@
 #include "engine/checkpoint/state_image.h"
 
+#include <algorithm>
+
 #include <arrow/array/builder_primitive.h>
 #include <arrow/compute/api_vector.h>
 #include <arrow/datum.h>
@@ -68,13 +70,50 @@ arrow::Result<std::shared_ptr<arrow::Table>> TakeRows(const std::shared_ptr<arro
   return taken.table();
 }
 
+// Row indexes of `hashes`, ordered by hash.
+std::vector<uint32_t> SortedOrder(const std::vector<RowHash>& hashes) {
+  std::vector<uint32_t> order(hashes.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
+  std::sort(order.begin(), order.end(),
+            [&](uint32_t a, uint32_t b) { return hashes[a] < hashes[b]; });
+  return order;
+}
+
+// Matches the rows of `hashes` (in `order`) against the sorted multiset
+// `old`: rows without a partner go to `unmatched_rows` (in row order), old
+// hashes without one to `unmatched_old`.
+void Match(const std::vector<RowHash>& hashes, const std::vector<uint32_t>& order,
+           const std::vector<RowHash>& old, std::vector<int64_t>* unmatched_rows,
+           std::vector<RowHash>* unmatched_old) {
+  size_t i = 0, j = 0;
+  while (i < order.size() || j < old.size()) {
+    if (j == old.size() || (i < order.size() && hashes[order[i]] < old[j])) {
+      unmatched_rows->push_back(order[i++]);
+    } else if (i == order.size() || old[j] < hashes[order[i]]) {
+      unmatched_old->push_back(old[j++]);
+    } else {
+      ++i;
+      ++j;
+    }
+  }
+  std::sort(unmatched_rows->begin(), unmatched_rows->end());
+}
+
+std::vector<RowHash> InOrder(const std::vector<RowHash>& hashes,
+                             const std::vector<uint32_t>& order) {
+  std::vector<RowHash> out;
+  out.reserve(order.size());
+  for (uint32_t i : order) out.push_back(hashes[i]);
+  return out;
+}
+
 }  // namespace
 
 void TableImage::Reset() {
   ref_ = Json();
   files_.clear();
   last_.reset();
-  counts_.clear();
+  sorted_.clear();
   hashed_ = false;
   schema_.reset();
   base_rows_ = delta_rows_ = 0;
@@ -115,30 +154,33 @@ arrow::Result<Json> TableImage::Checkpoint(EpochStore& store, int64_t epoch,
     files->insert(files->end(), files_.begin(), files_.end());
     return ref_;
   }
-  const bool hashable = options.incremental && RowsHashable(*table->schema());
+  const bool skip = backoff_ > 0;
+  if (skip) --backoff_;
+  const bool hashable = options.incremental && !skip && RowsHashable(*table->schema());
+  if (table->num_rows() > int64_t{0xffffffff}) {
+    return arrow::Status::NotImplemented("a state table of more than 2^32 rows");
+  }
   std::vector<RowHash> hashes;
+  std::vector<uint32_t> order;
   if (hashable) {
     ARROW_ASSIGN_OR_RAISE(hashes, HashRows(*table));
+    order = SortedOrder(hashes);
   }
   bool base = !hashable || !hashed_ || ref_.is_null() || !schema_ ||
               !schema_->Equals(*table->schema()) || deltas_ >= options.max_deltas;
   std::vector<int64_t> added;
   std::vector<RowHash> removed;
   if (!base) {
-    for (size_t i = 0; i < hashes.size(); ++i) {
-      auto it = counts_.find(hashes[i]);
-      if (it != counts_.end() && it->second > 0) {
-        --it->second;
-      } else {
-        added.push_back(static_cast<int64_t>(i));
-      }
-    }
-    for (const auto& [h, n] : counts_) {
-      for (int64_t k = 0; k < n; ++k) removed.push_back(h);
-    }
+    Match(hashes, order, sorted_, &added, &removed);
     const int64_t change = static_cast<int64_t>(added.size() + removed.size());
     base = static_cast<double>(delta_rows_ + change) >
            options.compact_ratio * static_cast<double>(std::max<int64_t>(base_rows_, 1024));
+    if (base && deltas_ == 0) {  // even one epoch's change does not pay: wait
+      backoff_ = next_backoff_;
+      next_backoff_ = std::min(next_backoff_ * 2, 32);
+    } else if (!base) {
+      next_backoff_ = 2;
+    }
   }
   if (base) {
     ARROW_RETURN_NOT_OK(WriteBase(store, epoch, name, table, stats));
@@ -170,12 +212,8 @@ arrow::Result<Json> TableImage::Checkpoint(EpochStore& store, int64_t epoch,
     ++deltas_;
   }
   ref_["rows"] = table->num_rows();
-  counts_.clear();
   hashed_ = hashable;
-  if (hashable) {
-    counts_.reserve(hashes.size());
-    for (const auto& h : hashes) ++counts_[h];
-  }
+  sorted_ = hashable ? InOrder(hashes, order) : std::vector<RowHash>();
   last_ = table;
   files->insert(files->end(), files_.begin(), files_.end());
   return ref_;
@@ -187,7 +225,7 @@ arrow::Result<std::shared_ptr<arrow::Table>> TableImage::Restore(const EpochStor
   Reset();
   if (ref.is_null()) return std::shared_ptr<arrow::Table>();
   std::vector<std::shared_ptr<arrow::Table>> parts;
-  std::unordered_map<RowHash, int64_t, RowHashHasher> remove;
+  std::vector<RowHash> remove;
   int64_t want_rows = 0;
   try {
     want_rows = ref.at("rows").get<int64_t>();
@@ -219,7 +257,9 @@ arrow::Result<std::shared_ptr<arrow::Table>> TableImage::Restore(const EpochStor
         }
         auto lo = std::static_pointer_cast<arrow::UInt64Array>(combined->column(0)->chunk(0));
         auto hi = std::static_pointer_cast<arrow::UInt64Array>(combined->column(1)->chunk(0));
-        for (int64_t i = 0; i < combined->num_rows(); ++i) ++remove[{lo->Value(i), hi->Value(i)}];
+        for (int64_t i = 0; i < combined->num_rows(); ++i) {
+          remove.push_back({lo->Value(i), hi->Value(i)});
+        }
         delta_rows_ += combined->num_rows();
       }
     }
@@ -232,23 +272,22 @@ arrow::Result<std::shared_ptr<arrow::Table>> TableImage::Restore(const EpochStor
   hashed_ = RowsHashable(*all->schema());
   if (hashed_ || !remove.empty()) {
     ARROW_ASSIGN_OR_RAISE(auto hashes, HashRows(*all));
+    std::sort(remove.begin(), remove.end());
+    auto order = SortedOrder(hashes);
+    // The rows left once the removed ones are matched away, and the hashes
+    // the image removes without having them (a damaged image).
     std::vector<int64_t> keep;
-    keep.reserve(hashes.size());
-    for (size_t i = 0; i < hashes.size(); ++i) {
-      auto it = remove.find(hashes[i]);
-      if (it != remove.end() && it->second > 0) {
-        --it->second;
-        continue;
-      }
-      keep.push_back(static_cast<int64_t>(i));
-      ++counts_[hashes[i]];
-    }
-    for (const auto& [h, n] : remove) {
-      if (n != 0) return arrow::Status::IOError("state image removes rows it never had");
-    }
+    std::vector<RowHash> missing;
+    Match(hashes, order, remove, &keep, &missing);
+    if (!missing.empty()) return arrow::Status::IOError("state image removes rows it never had");
     if (keep.size() != hashes.size()) {
       ARROW_ASSIGN_OR_RAISE(out, TakeRows(all, keep));
     }
+    std::vector<RowHash> kept_hashes;
+    kept_hashes.reserve(keep.size());
+    for (int64_t i : keep) kept_hashes.push_back(hashes[static_cast<size_t>(i)]);
+    std::sort(kept_hashes.begin(), kept_hashes.end());
+    sorted_ = std::move(kept_hashes);
   }
   if (out->num_rows() != want_rows) {
     return arrow::Status::IOError("state image has ", out->num_rows(), " rows, its manifest ",

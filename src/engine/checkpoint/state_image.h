@@ -19,7 +19,6 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include <arrow/table.h>
@@ -67,11 +66,19 @@ class TableImage {
   nlohmann::json ref_;             // null: no image yet
   std::vector<EpochFile> files_;   // the files ref_ names
   std::weak_ptr<arrow::Table> last_;  // the table last checkpointed
-  std::unordered_map<RowHash, int64_t, RowHashHasher> counts_;  // its rows' hashes
-  bool hashed_ = false;            // counts_ describes the image
+  // The hashes of the image's rows, sorted (a multiset): each checkpoint
+  // merges them with the new table's sorted hashes, which needs no hash
+  // table and allocates two flat arrays.
+  std::vector<RowHash> sorted_;
+  bool hashed_ = false;            // sorted_ describes the image
   std::shared_ptr<arrow::Schema> schema_;
   int64_t base_rows_ = 0, delta_rows_ = 0;
   int deltas_ = 0;
+  // Epochs left to write full images without hashing: set when a delta
+  // turned out too large to pay (most rows change each epoch), so a table
+  // that churns is not hashed for nothing every epoch.
+  int backoff_ = 0;
+  int next_backoff_ = 2;
 };
 
 }  // namespace thund::engine::checkpoint

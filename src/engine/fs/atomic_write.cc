@@ -39,6 +39,22 @@ bool IsTemporaryName(std::string_view basename) {
 arrow::Status WriteFileAtomically(
     arrow::fs::FileSystem& fs, const std::string& path,
     const std::function<arrow::Status(arrow::io::OutputStream*)>& write) {
+  if (path.empty() || path[0] != '/') {
+    // Object storage: an object becomes visible whole when its upload
+    // completes (and replaces the old one then), so it is written in place;
+    // a rename there would be a copy and a delete.
+    auto attempt = [&]() -> arrow::Status {
+      ARROW_ASSIGN_OR_RAISE(auto out, fs.OpenOutputStream(path));
+      arrow::Status st = write(out.get());
+      if (!st.ok()) {
+        (void)out->Abort();  // the object is not created
+        return st;
+      }
+      return out->Close();
+    };
+    arrow::Status st = attempt();
+    return st.ok() ? st : st.WithMessage("writing ", path, ": ", st.message());
+  }
   const std::string tmp = TemporaryPathFor(path);
   auto attempt = [&]() -> arrow::Status {
     ARROW_ASSIGN_OR_RAISE(auto out, fs.OpenOutputStream(tmp));

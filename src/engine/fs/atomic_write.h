@@ -32,7 +32,9 @@ std::string TemporaryPathFor(const std::string& path);
 bool IsTemporaryName(std::string_view basename);
 
 // Writes `path` by calling `write` on a stream to a temporary file, closing it,
-// and renaming it to `path` (replacing an existing file). On any failure the
+// and renaming it to `path` (replacing an existing file). On object storage
+// (a path without a leading '/') the object is written in place: it appears
+// whole when the upload completes. On any failure the
 // temporary is removed (best effort) and `path` is left as it was.
 // REQUIRES: the parent directory of `path` exists.
 arrow::Status WriteFileAtomically(
