@@ -124,7 +124,9 @@ Expr ExprConverter::Convert(const Json& j) {
       for (const auto& o : *orders) {
         if (const Json* x = Field(o, "expression")) {
           e.args.push_back(Convert(*x));
-          e.order_descending.push_back(Str(o, "type") == "ORDER_DESCENDING");
+          // DuckDB 1.4 writes "DESCENDING" (older versions "ORDER_DESCENDING").
+          const std::string type = Str(o, "type");
+          e.order_descending.push_back(type == "DESCENDING" || type == "ORDER_DESCENDING");
         }
       }
     }

@@ -7,6 +7,7 @@
 
 #include "backend/native/incremental_flow.h"
 #include "engine/batch/sink_writer.h"
+#include "engine/fs/durable.h"
 #include "engine/fs/filesystem_uri.h"
 
 namespace thund::native {
@@ -167,6 +168,13 @@ arrow::Status StreamCheckpoint::Recover(RunContext& ctx, std::vector<DatasetStre
   std::optional<EpochManifest> resumed;
   for (int64_t e : epochs) {
     auto m = store_.ReadManifest(e);
+    if (resumed) {
+      // Older epochs are kept for retention and as fallbacks of a later
+      // run; only the resumed one is read whole now.
+      if (m.ok()) retained_.push_back(std::move(*m));
+      if (retained_.size() >= settings_.retain) break;
+      continue;
+    }
     arrow::Status st = m.status();
     if (st.ok()) {
       try {
@@ -177,14 +185,11 @@ arrow::Status StreamCheckpoint::Recover(RunContext& ctx, std::vector<DatasetStre
       }
     }
     if (st.ok()) {
-      if (!resumed) {
-        resumed = *m;
-      }
+      resumed = *m;
       retained_.push_back(std::move(*m));
       if (retained_.size() >= settings_.retain) break;
       continue;
     }
-    if (resumed) continue;  // an older damaged epoch: retention removes it
     store_.DropPrefetched();
     const bool uncommitted = !m.ok() && st.message().find("never committed") != std::string::npos;
     if (uncommitted) {
@@ -225,7 +230,10 @@ arrow::Status StreamCheckpoint::Recover(RunContext& ctx, std::vector<DatasetStre
                                                  : 0;
     ARROW_ASSIGN_OR_RAISE(auto current, ctx.store->Current(name));
     const int64_t have = current ? current->version : 0;
-    if (want == have) continue;
+    if (want == have) {
+      if (have > 0) ctx.store->RepairLink(name, have);  // a kill between the two renames
+      continue;
+    }
     if (want > 0) {
       ARROW_RETURN_NOT_OK(ctx.store->SetCurrent(name, want));
       Recovery(ctx, committed_,
@@ -384,6 +392,9 @@ arrow::Status StreamCheckpoint::Commit(RunContext& ctx, std::vector<DatasetStrea
   m.files.erase(std::unique(m.files.begin(), m.files.end(),
                             [](const auto& a, const auto& b) { return a.path == b.path; }),
                 m.files.end());
+  // The prepared dataset versions reach the disk before the commit point
+  // (one flush; the epoch store flushes its own filesystem).
+  ARROW_RETURN_NOT_OK(engine::SyncFilesystem(ctx.store->layout().root()));
   ARROW_RETURN_NOT_OK(store_.Commit(&m));
   committed_ = m.epoch;
   retained_.push_front(m);
@@ -391,8 +402,9 @@ arrow::Status StreamCheckpoint::Commit(RunContext& ctx, std::vector<DatasetStrea
   // Step 3: publish. The epoch is committed; a failure here is finished by
   // the next run's recovery, so it is reported, not undone.
   for (auto& s : *staged) {
+    // Not synced: after a power cut, recovery re-points it from the epoch.
     ARROW_RETURN_NOT_OK(ctx.store->Publish(s.pending, KeptVersions(s.pending.dataset),
-                                           &ctx.notes));
+                                           &ctx.notes, /*sync=*/false));
   }
   staged->clear();
   store_.Retain({retained_.begin(), retained_.end()}, settings_.retain, &ctx.notes);

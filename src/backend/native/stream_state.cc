@@ -234,6 +234,13 @@ arrow::Status LoadStream(RunContext& ctx, DatasetStream* ds, bool fresh,
     const int64_t committed = checkpoint.committed_epoch();
     if (saved_ds) {
       ds->merge_offset = saved_ds->value("merge_offset", int64_t{0});
+      // One Update / Complete / CDC flow's whole result is the table: its
+      // rows come back from it (a sink keeps no rows of its own), so the
+      // epoch's Replace does not drop what earlier runs wrote.
+      if (ds->flows.size() == 1 && !AppendOnly(ds->flows[0].shape)) {
+        ARROW_ASSIGN_OR_RAISE(ds->flows[0].rows, table.Read());
+        if (ds->flows[0].rows && !ds->schema) ds->schema = ds->flows[0].rows->schema();
+      }
       // At most the lost epoch after the committed one may have been applied.
       if (table.applied_epoch() > committed + 1 + ds->merge_offset) {
         return arrow::Status::Invalid(
@@ -376,7 +383,7 @@ arrow::Status StageStream(RunContext& ctx, DatasetStream* ds, int64_t epoch,
     manifest.run_id = ctx.run_id;
     manifest.epoch = epoch;
     if (ds->schema) manifest.schema = engine::batch::DescribeSchema(*ds->schema);
-    return ctx.store->Prepare(pending, &manifest);
+    return ctx.store->Prepare(pending, &manifest, /*sync=*/false);  // the epoch syncs
   };
   arrow::Status st = write();
   if (!st.ok()) {

@@ -67,7 +67,8 @@ arrow::Status DatasetStore::Commit(const PendingVersion& p, VersionManifest mani
   return Publish(p, {}, notes);
 }
 
-arrow::Status DatasetStore::Prepare(const PendingVersion& p, VersionManifest* manifest) {
+arrow::Status DatasetStore::Prepare(const PendingVersion& p, VersionManifest* manifest,
+                                    bool sync) {
   manifest->dataset = p.dataset;
   manifest->version = p.version;
   if (manifest->committed_ms == 0) {
@@ -76,17 +77,17 @@ arrow::Status DatasetStore::Prepare(const PendingVersion& p, VersionManifest* ma
                                  .count();
   }
   // The parts' bytes before the manifest that names them (power-cut safety).
-  ARROW_RETURN_NOT_OK(SyncDirFiles(p.dir));
+  if (sync) ARROW_RETURN_NOT_OK(SyncDirFiles(p.dir));
   return WriteFileAtomically(*fs_, layout_.ManifestPath(p.dataset, p.version),
-                             manifest->ToJson());
+                             manifest->ToJson(), sync);
 }
 
 arrow::Status DatasetStore::Publish(const PendingVersion& p, const std::set<int64_t>& keep,
-                                    std::vector<std::string>* notes) {
+                                    std::vector<std::string>* notes, bool sync) {
   ARROW_ASSIGN_OR_RAISE(auto previous, Current(p.dataset));
   // The commit point (the pointer is fsynced, then its directory).
   ARROW_RETURN_NOT_OK(WriteFileAtomically(*fs_, layout_.PointerPath(p.dataset),
-                                          VersionName(p.version) + "\n"));
+                                          VersionName(p.version) + "\n", sync));
   if (layout_.local()) {
     arrow::Status link = ReplaceSymlink(layout_.CurrentLink(p.dataset), VersionName(p.version));
     if (!link.ok() && notes) notes->push_back("dataset '" + p.dataset + "': " + link.message());
@@ -107,6 +108,14 @@ arrow::Status DatasetStore::SetCurrent(const std::string& dataset, int64_t versi
       WriteFileAtomically(*fs_, layout_.PointerPath(dataset), VersionName(version) + "\n"));
   if (layout_.local()) (void)ReplaceSymlink(layout_.CurrentLink(dataset), VersionName(version));
   return arrow::Status::OK();
+}
+
+void DatasetStore::RepairLink(const std::string& dataset, int64_t version) const {
+  if (!layout_.local()) return;
+  std::error_code ec;
+  const auto target = std::filesystem::read_symlink(layout_.CurrentLink(dataset), ec);
+  if (!ec && target.string() == VersionName(version)) return;
+  (void)ReplaceSymlink(layout_.CurrentLink(dataset), VersionName(version));
 }
 
 arrow::Status DatasetStore::ClearCurrent(const std::string& dataset) {

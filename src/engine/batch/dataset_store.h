@@ -70,14 +70,20 @@ class DatasetStore {
   // manifest is written; `manifest` gets dataset/version/time filled in) but
   // not current. Publish makes it current, then deletes versions other than
   // the new one, the previous current one and `keep`.
-  arrow::Status Prepare(const PendingVersion& p, VersionManifest* manifest);
+  // `sync` false leaves durability to the caller (a streaming run's
+  // checkpoint syncs the filesystem once before its epoch's commit point, and
+  // its epoch re-points datasets after a power cut).
+  arrow::Status Prepare(const PendingVersion& p, VersionManifest* manifest, bool sync = true);
   arrow::Status Publish(const PendingVersion& p, const std::set<int64_t>& keep,
-                        std::vector<std::string>* notes = nullptr);
+                        std::vector<std::string>* notes = nullptr, bool sync = true);
 
   // Points `dataset`'s _current (and symlink) at an existing, prepared
   // `version` without collecting garbage: recovery to a checkpoint epoch.
   // REQUIRES: v-<version>/_manifest.json exists (else an IOError).
   arrow::Status SetCurrent(const std::string& dataset, int64_t version);
+  // Points the `current` symlink at `version` when it names another (a crash
+  // between the pointer's rename and the link's). Local roots only; best effort.
+  void RepairLink(const std::string& dataset, int64_t version) const;
   // Makes `dataset` have no committed version (its version dirs stay until
   // the next commit collects them).
   arrow::Status ClearCurrent(const std::string& dataset);

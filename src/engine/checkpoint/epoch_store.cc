@@ -213,7 +213,9 @@ arrow::Status EpochStore::Commit(EpochManifest* m) {
                         std::chrono::system_clock::now().time_since_epoch())
                         .count();
   const std::string dir = EpochPath(m->epoch);
-  ARROW_RETURN_NOT_OK(SyncDirFiles(dir));
+  // Every file of the epoch (and whatever else the caller wrote on this
+  // filesystem before the commit point) in one flush.
+  ARROW_RETURN_NOT_OK(SyncFilesystem(dir));
   Json j = Json::object();
   j["format"] = kFormat;
   j["epoch"] = m->epoch;
@@ -225,7 +227,9 @@ arrow::Status EpochStore::Commit(EpochManifest* m) {
   j["checksum"] = Hex(HashBytes(canonical.data(), canonical.size()));
   // The commit point.
   ARROW_RETURN_NOT_OK(WriteFileAtomically(*fs_, dir + "/" + kManifest, j.dump(1)));
-  return WriteFileAtomically(*fs_, dir_ + "/" + kLatest, EpochDirName(m->epoch) + "\n");
+  // A hint for people and tools: recovery lists the epochs themselves.
+  return WriteFileAtomically(*fs_, dir_ + "/" + kLatest, EpochDirName(m->epoch) + "\n",
+                             /*sync=*/false);
 }
 
 void EpochStore::Retain(const std::vector<EpochManifest>& committed, size_t keep,

@@ -8,9 +8,11 @@
 //
 // Commit sequence of epoch E: Begin(E) creates epoch=E/ (a leftover of an
 // uncommitted E is removed first); WriteFile() writes each state file (its
-// bytes are hashed on the way, XXH3-64); Commit() fsyncs the files and the
-// directory, writes the manifest (aside, fsynced, renamed, directory fsynced:
-// the commit point) and then `_latest`. On object storage every object is
+// bytes are hashed on the way, XXH3-64); Commit() flushes the filesystem
+// (syncfs: the files, their directory, and what the caller wrote before),
+// writes the manifest (aside, fsynced, renamed, directory fsynced: the
+// commit point) and then `_latest` (not synced: a hint; recovery lists the
+// epochs). On object storage every object is
 // written once under its final name and `_latest` last.
 //
 // A manifest lists every file the epoch needs with its size and hash; files

@@ -38,7 +38,7 @@ bool IsTemporaryName(std::string_view basename) {
 
 arrow::Status WriteFileAtomically(
     arrow::fs::FileSystem& fs, const std::string& path,
-    const std::function<arrow::Status(arrow::io::OutputStream*)>& write) {
+    const std::function<arrow::Status(arrow::io::OutputStream*)>& write, bool sync) {
   if (path.empty() || path[0] != '/') {
     // Object storage: an object becomes visible whole when its upload
     // completes (and replaces the old one then), so it is written in place;
@@ -62,9 +62,9 @@ arrow::Status WriteFileAtomically(
     arrow::Status closed = out->Close();
     ARROW_RETURN_NOT_OK(st);
     ARROW_RETURN_NOT_OK(closed);
-    ARROW_RETURN_NOT_OK(SyncFile(tmp));  // the bytes before the name
+    if (sync) ARROW_RETURN_NOT_OK(SyncFile(tmp));  // the bytes before the name
     ARROW_RETURN_NOT_OK(fs.Move(tmp, path));
-    return SyncParent(path);
+    return sync ? SyncParent(path) : arrow::Status::OK();
   };
   arrow::Status st = attempt();
   if (!st.ok()) {
@@ -75,10 +75,13 @@ arrow::Status WriteFileAtomically(
 }
 
 arrow::Status WriteFileAtomically(arrow::fs::FileSystem& fs, const std::string& path,
-                                  std::string_view content) {
-  return WriteFileAtomically(fs, path, [&](arrow::io::OutputStream* out) {
-    return out->Write(content.data(), static_cast<int64_t>(content.size()));
-  });
+                                  std::string_view content, bool sync) {
+  return WriteFileAtomically(
+      fs, path,
+      [&](arrow::io::OutputStream* out) {
+        return out->Write(content.data(), static_cast<int64_t>(content.size()));
+      },
+      sync);
 }
 
 arrow::Result<std::string> ReadWholeFile(arrow::fs::FileSystem& fs, const std::string& path) {

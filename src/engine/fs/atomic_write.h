@@ -37,13 +37,17 @@ bool IsTemporaryName(std::string_view basename);
 // whole when the upload completes. On any failure the
 // temporary is removed (best effort) and `path` is left as it was.
 // REQUIRES: the parent directory of `path` exists.
+// `sync` false skips the fsyncs: for a file whose loss a power cut may
+// cause because something durable written after it restores it (a
+// dataset's pointer after its checkpoint epoch named the version), or
+// whose durability a later SyncFilesystem provides.
 arrow::Status WriteFileAtomically(
     arrow::fs::FileSystem& fs, const std::string& path,
-    const std::function<arrow::Status(arrow::io::OutputStream*)>& write);
+    const std::function<arrow::Status(arrow::io::OutputStream*)>& write, bool sync = true);
 
 // Same, for content held in memory.
 arrow::Status WriteFileAtomically(arrow::fs::FileSystem& fs, const std::string& path,
-                                  std::string_view content);
+                                  std::string_view content, bool sync = true);
 
 // Reads a whole (small) file.
 arrow::Result<std::string> ReadWholeFile(arrow::fs::FileSystem& fs, const std::string& path);

@@ -62,4 +62,15 @@ arrow::Status SyncParent(const std::string& path) {
   return SyncDir(std::filesystem::path(path).parent_path().string());
 }
 
+arrow::Status SyncFilesystem(const std::string& path) {
+  if (!SyncEnabled() || !IsLocal(path)) return arrow::Status::OK();
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return arrow::Status::IOError("open ", path, " for syncfs: ", std::strerror(errno));
+  int rc = ::syncfs(fd);
+  const int err = errno;
+  ::close(fd);
+  if (rc != 0) return arrow::Status::IOError("syncfs ", path, ": ", std::strerror(err));
+  return arrow::Status::OK();
+}
+
 }  // namespace thund::engine

@@ -29,5 +29,9 @@ arrow::Status SyncDir(const std::string& dir);
 arrow::Status SyncDirFiles(const std::string& dir);
 // The parent directory of `path`.
 arrow::Status SyncParent(const std::string& path);
+// Everything written to the local filesystem holding `path` (syncfs(2): one
+// flush for many files, where an fsync each would force a journal commit
+// each). It also waits for other writers' data on that filesystem.
+arrow::Status SyncFilesystem(const std::string& path);
 
 }  // namespace thund::engine
