@@ -577,8 +577,11 @@ SELECT DISTINCT auction, channel FROM STREAM(bids);
              "(SELECT bidder, auction, price, date_time FROM (SELECT *, row_number() OVER"
              " (PARTITION BY bidder ORDER BY date_time) AS rn FROM " + bids + ") WHERE rn = 1)",
              Ref("first_bids"));
-  // last_bids is compared with the reference only: the incremental first-row
-  // operator ranks ORDER BY ... DESC ascending (see DISABLED_ below).
+  ExpectSame("last_bids",
+             "(SELECT bidder, auction, price, date_time FROM (SELECT *, row_number() OVER"
+             " (PARTITION BY bidder ORDER BY date_time DESC) AS rn FROM " + bids +
+             ") WHERE rn = 1)",
+             Ref("last_bids"));
   ExpectSame("pairs", "(SELECT DISTINCT auction, channel FROM " + bids + ")", Ref("pairs"));
 }
 

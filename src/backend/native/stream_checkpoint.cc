@@ -417,7 +417,7 @@ arrow::Status StreamCheckpoint::Commit(RunContext& ctx, std::vector<DatasetStrea
   e.message = std::to_string(state_rows) + " state rows, wrote " +
               std::to_string(written.rows_written) + " rows / " +
               std::to_string(written.bytes_written) + " bytes" +
-              (written.wrote_base ? " (a full image)" : "");
+              (written.bases > 0 ? " (" + std::to_string(written.bases) + " full images)" : "");
   ctx.Emit(e);
   return arrow::Status::OK();
 }

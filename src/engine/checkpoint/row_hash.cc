@@ -19,21 +19,10 @@ bool Covered(const arrow::DataType& t) {
     }
     return true;
   }
-  if (arrow::is_fixed_width(t.id()) && t.id() != arrow::Type::DICTIONARY &&
-      t.id() != arrow::Type::EXTENSION) {
-    return true;
-  }
-  switch (t.id()) {
-    case arrow::Type::STRING:
-    case arrow::Type::BINARY:
-    case arrow::Type::LARGE_STRING:
-    case arrow::Type::LARGE_BINARY:
-    case arrow::Type::STRING_VIEW:
-    case arrow::Type::BINARY_VIEW:
-      return true;
-    default:
-      return false;
-  }
+  const arrow::Type::type id = t.id();
+  if (id == arrow::Type::DICTIONARY || id == arrow::Type::EXTENSION) return false;
+  return arrow::is_fixed_width(id) || arrow::is_base_binary_like(id) ||
+         arrow::is_binary_view_like(id);
 }
 
 // The bytes of element `i` of `a` (a covered, non-boolean type).

@@ -137,7 +137,7 @@ arrow::Status TableImage::WriteBase(EpochStore& store, int64_t epoch, const std:
   delta_rows_ = 0;
   deltas_ = 0;
   schema_ = table->schema();
-  stats->wrote_base = true;
+  ++stats->bases;
   stats->rows_written += table->num_rows();
   stats->bytes_written += f.bytes;
   return arrow::Status::OK();

@@ -37,7 +37,7 @@ struct ImageOptions {
 
 // What a checkpoint wrote, for run events and benchmarks.
 struct ImageWrite {
-  bool wrote_base = false;
+  int bases = 0;  // tables written as full images
   int64_t rows_written = 0;  // rows of the files written (base or added)
   int64_t bytes_written = 0;
 };
