@@ -54,9 +54,10 @@ std::shared_ptr<arrow::Table> MakeRows(std::mt19937_64& rng, int64_t n, int64_t 
     }
     EXPECT_TRUE(at.Append(static_cast<int64_t>(rng() % 100000)).ok());
   }
-  auto schema = arrow::schema({arrow::field("k", arrow::int64()), arrow::field("name", arrow::utf8()),
-                               arrow::field("x", arrow::float64()),
-                               arrow::field("at", arrow::timestamp(arrow::TimeUnit::MICRO, "UTC"))});
+  auto ts = arrow::timestamp(arrow::TimeUnit::MICRO, "UTC");
+  auto schema = arrow::schema({arrow::field("k", arrow::int64()),
+                               arrow::field("name", arrow::utf8()),
+                               arrow::field("x", arrow::float64()), arrow::field("at", ts)});
   return arrow::Table::Make(schema, {*k.Finish(), *name.Finish(), *x.Finish(), *at.Finish()});
 }
 
