@@ -8,7 +8,8 @@
 # Layout (all project-local, ignored by git):
 #   .deps/venv/        Python venv holding pyarrow==26.0.1 (Arrow C++ headers + libs)
 #                      and moto[server]==5.2.5 (bin/moto_server: the tests' S3 endpoint)
-#   .deps/duckdb/      libduckdb.so + duckdb.h (DuckDB 1.4.4, from npm, no scripts run)
+#   .deps/duckdb/      libduckdb.so + duckdb.h (DuckDB 1.4.4, from npm, no scripts run),
+#                      extensions/.../httpfs.duckdb_extension (PyPI duckdb-extension-httpfs)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -69,4 +70,23 @@ if [[ ! -f "$DUCK/libduckdb.so" || ! -f "$DUCK/include/duckdb.h" || ! -f "$DUCK/
   mv "$tmp/package/src/duckdb/src/include/duckdb.h" "$DUCK/include/duckdb.h"
   touch "$DUCK/.version-1.4.4"
 fi
-log "ok (arrow + moto: $VENV, duckdb: $DUCK)"
+# DuckDB's httpfs extension (s3:// reads and writes in DuckDB), signed by DuckDB
+# and published on PyPI; thund loads it from here and never downloads at run time.
+HTTPFS="$DUCK/extensions/v1.4.4/linux_amd64/httpfs.duckdb_extension"
+if [[ ! -f "$HTTPFS" ]]; then
+  log "fetching DuckDB's httpfs extension (duckdb-extension-httpfs==1.4.4)"
+  tmp_ext="$(mktemp -d)"
+  "$VENV/bin/pip" download -q --disable-pip-version-check --no-deps -d "$tmp_ext" \
+    "duckdb-extension-httpfs==1.4.4"
+  "$VENV/bin/python" - "$tmp_ext" "$HTTPFS" <<'PY'
+import glob, os, sys, zipfile
+wheel = glob.glob(os.path.join(sys.argv[1], "*.whl"))[0]
+name = "duckdb_extension_httpfs/extensions/v1.4.4/httpfs.duckdb_extension"
+os.makedirs(os.path.dirname(sys.argv[2]), exist_ok=True)
+with zipfile.ZipFile(wheel) as z, open(sys.argv[2] + ".tmp", "wb") as out:
+    out.write(z.read(name))
+os.replace(sys.argv[2] + ".tmp", sys.argv[2])
+PY
+  rm -rf "$tmp_ext"
+fi
+log "ok (arrow + moto: $VENV, duckdb + httpfs: $DUCK)"

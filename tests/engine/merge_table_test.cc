@@ -330,7 +330,8 @@ TEST_F(MergeTableTest, BadArgumentsAreRefused) {
   EXPECT_FALSE(MergeTable::Open(local_, Loc(), {"a", "a"}).ok());
   EXPECT_FALSE(MergeTable::Open(local_, Loc(), {"__THUND_ROW"}).ok());
   EXPECT_FALSE(MergeTable::Open(local_, dir_.File("_hidden"), {"a"}).ok());
-  EXPECT_FALSE(MergeTable::Open(local_, "s3://bucket/t", {"a"}).ok());
+  EXPECT_FALSE(MergeTable::Open(local_, "s3://bucket", {"a"}).ok());  // no table prefix
+  EXPECT_FALSE(MergeTable::Open(local_, "gs://bucket/t", {"a"}).ok());
   MergeTable table = OpenTable(nullptr, {"id"});
   EXPECT_FALSE(table.Apply(0, Rows("SELECT 1 AS id"), nullptr, "r").ok());
   auto no_key = table.Apply(1, Rows("SELECT 1 AS other"), nullptr, "r");

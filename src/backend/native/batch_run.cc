@@ -14,6 +14,8 @@
 #include "backend/native/runner_util.h"
 #include "backend/native/stream_run.h"
 #include "engine/batch/run_history.h"
+#include "engine/duckdb/object_storage.h"
+#include "engine/fs/filesystem_uri.h"
 #include "engine/checkpoint/storage_lock.h"
 #include "thund/validate.h"
 
@@ -170,10 +172,15 @@ arrow::Result<RunSummary> RunBatch(const ExecBackend& backend, const Pipeline& p
   ARROW_ASSIGN_OR_RAISE(auto layout,
                         StorageLayout::Make(ResolveStorageRoot(p, options.storage_root)));
   std::shared_ptr<arrow::fs::FileSystem> fs = options.native.filesystem;
+  if (!fs && !layout.local()) {
+    // s3://bucket/prefix: Arrow's S3 filesystem (engine/fs/filesystem_uri.h).
+    ARROW_ASSIGN_OR_RAISE(auto loc, engine::ResolveLocation(layout.location()));
+    fs = loc.fs;
+  }
   if (!fs) fs = std::make_shared<arrow::fs::LocalFileSystem>();
   arrow::Status made = fs->CreateDir(layout.root(), /*recursive=*/true);
   if (!made.ok()) {
-    return arrow::Status::IOError("cannot create the storage root ", layout.root(), ": ",
+    return arrow::Status::IOError("cannot create the storage root ", layout.location(), ": ",
                                   made.message());
   }
   // One run per storage root at a time (a dead holder's lock is taken over).
@@ -187,6 +194,12 @@ arrow::Result<RunSummary> RunBatch(const ExecBackend& backend, const Pipeline& p
   }
   DatasetStore store(fs, layout);
   ARROW_ASSIGN_OR_RAISE(auto session, opening.get());
+  ARROW_ASSIGN_OR_RAISE(bool remote, UsesObjectStorage(p, layout));
+  if (remote) {
+    // DuckDB reads the S3 objects itself (stored versions, s3:// inputs).
+    ARROW_ASSIGN_OR_RAISE(auto settings, engine::ReadS3Settings(layout.location()));
+    ARROW_RETURN_NOT_OK(engine::EnableObjectStorage(*session, settings));
+  }
   ARROW_ASSIGN_OR_RAISE(auto catalog, engine::batch::Catalog::Make(*session, p));
   ARROW_ASSIGN_OR_RAISE(auto flows, TopoOrder(p));
 
@@ -202,7 +215,7 @@ arrow::Result<RunSummary> RunBatch(const ExecBackend& backend, const Pipeline& p
   RunEvent phase;
   phase.kind = RunEvent::Kind::kPhase;
   phase.phase = RunPhase::kStarting;
-  phase.message = "run " + summary.run_id + ", storage " + layout.root();
+  phase.message = "run " + summary.run_id + ", storage " + layout.location();
   ctx.Emit(phase);
 
   // Committed datasets are readable from the start (for unselected inputs).

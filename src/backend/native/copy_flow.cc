@@ -17,7 +17,8 @@ bool CanCopyFlow(const RunContext& ctx, const Flow& flow, const Dataset& target,
   const auto& fs = ctx.options->native.filesystem;
   return !flow.sql.empty() && !flow.source && flows_into_target == 1 &&
          target.expectations.empty() && !target.schema.declared() &&
-         !target.keyed_write.enabled() && (!fs || fs->type_name() == "local");
+         !target.keyed_write.enabled() && (!fs || fs->type_name() == "local") &&
+         ctx.store->layout().local();  // on S3 the rows go through the store's filesystem
 }
 
 arrow::Result<FlowResult> CopyFlow(RunContext& ctx, const Flow& flow, const Dataset& target,

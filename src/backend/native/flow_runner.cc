@@ -7,6 +7,7 @@
 #include "engine/batch/file_source.h"
 #include "engine/batch/input_files.h"
 #include "engine/batch/schema_conform.h"
+#include "engine/fs/filesystem_uri.h"
 #include "thund/sql_dialect.h"
 
 namespace thund::native {
@@ -59,6 +60,28 @@ arrow::Result<std::string> TranslateFlowSql(const Flow& flow) {
     s.pop_back();
   }
   return s;
+}
+
+arrow::Result<bool> UsesObjectStorage(const Pipeline& p,
+                                      const engine::batch::StorageLayout& layout) {
+  if (!layout.local()) return true;
+  for (const auto& flow : p.flows) {
+    if (flow.source) {
+      const auto* files = std::get_if<FileSource>(&*flow.source);
+      if (files && engine::IsObjectStoreUri(files->path)) return true;
+      continue;
+    }
+    if (flow.sql.empty()) continue;
+    // A query that does not translate or plan reports its error when it runs.
+    auto sql = TranslateFlowSql(flow);
+    if (!sql.ok()) continue;
+    auto reads = engine::batch::FileReadsInSql(*sql);
+    if (!reads.ok()) continue;
+    for (const auto& r : *reads) {
+      if (engine::IsObjectStoreUri(r.pattern)) return true;
+    }
+  }
+  return false;
 }
 
 arrow::Result<std::vector<std::string>> FlowInputFiles(RunContext& ctx, const Flow& flow) {

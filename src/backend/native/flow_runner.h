@@ -70,6 +70,13 @@ arrow::Result<std::vector<std::string>> FlowInputFiles(RunContext& ctx, const Fl
 // The uncached expansion behind FlowInputFiles.
 arrow::Result<std::vector<std::string>> ExpandFlowInputFiles(RunContext& ctx, const Flow& flow);
 
+// True when DuckDB must reach object storage in this run: the storage root
+// is on S3, or a flow reads an s3:// path (in its query's file reads, from
+// the query's plan, or as its file source). Sinks are written through Arrow's
+// filesystem and do not count.
+arrow::Result<bool> UsesObjectStorage(const Pipeline& p,
+                                      const engine::batch::StorageLayout& layout);
+
 // "flow 'x' (file:line:col): <message>" as Invalid, keeping the status detail.
 arrow::Status FlowError(const Flow& flow, const arrow::Status& st);
 

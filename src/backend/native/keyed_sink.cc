@@ -11,6 +11,7 @@
 #include "engine/batch/schema_conform.h"
 #include "engine/batch/sink_writer.h"
 #include "engine/fs/atomic_write.h"
+#include "engine/fs/filesystem_uri.h"
 
 namespace thund::native {
 
@@ -38,6 +39,13 @@ DatasetOutcome WriteKeyedSink(RunContext& ctx, const DatasetTask& task,
                 arrow::Status::Invalid("sink '", d.name, "': keyed_write needs an append sink ",
                                        "whose location is a directory (got '", target.path,
                                        target.overwrite ? "', mode overwrite)" : "')"));
+  }
+  if (target.fs && engine::IsObjectStoreUri(target.location)) {
+    return Fail(ctx, task, nullptr,
+                arrow::Status::NotImplemented(
+                    "sink '", d.name, "': keyed_write reads its target's keys from local files; ",
+                    "write the keyed sink to a local directory (", target.location,
+                    " is on S3), or use write_mode 'merge', which S3 supports"));
   }
   if (target.format == "csv" && (!target.header || target.delimiter != ',')) {
     return Fail(ctx, task, nullptr,

@@ -19,8 +19,8 @@ DatasetOutcome WriteMergeSink(RunContext& ctx, const DatasetTask& task,
   const Dataset& d = *task.dataset;
   engine::batch::MergeTableOptions options;
   options.threads = ctx.options->native.threads;
-  auto table = MergeTable::Open(ctx.store->shared_fs(), target.path, d.storage.merge_keys,
-                                options);
+  auto table = MergeTable::Open(target.FileSystemOr(ctx.store->shared_fs()), target.location,
+                                d.storage.merge_keys, options);
   if (!table.ok()) return Fail(ctx, task, nullptr, table.status());
   auto expectations = engine::batch::CompileExpectations(d);
   if (!expectations.ok()) return Fail(ctx, task, nullptr, expectations.status());

@@ -41,7 +41,7 @@ DatasetOutcome WriteSink(RunContext& ctx, const DatasetTask& task) {
   auto expectations = engine::batch::CompileExpectations(d);
   if (!expectations.ok()) return Fail(ctx, task, nullptr, expectations.status());
   const bool json = target->format == "json";
-  SinkConsumer consumer(ctx.store->shared_fs(), *target, ctx.run_id);
+  SinkConsumer consumer(target->FileSystemOr(ctx.store->shared_fs()), *target, ctx.run_id);
   DatasetOutcome outcome = Outcome(d, DatasetStatus::kComputed, decision.reason);
   VersionManifest state;
   std::shared_ptr<arrow::Schema> schema = d.schema.declared() ? d.schema.arrow : nullptr;

@@ -1,23 +1,28 @@
 #include "backend/native/stored_catalog.h"
 
 #include <algorithm>
-#include <filesystem>
 
-#include <arrow/filesystem/localfs.h>
+#include "engine/duckdb/object_storage.h"
+#include "engine/fs/filesystem_uri.h"
 
 namespace thund::native {
 
 arrow::Result<StoredCatalog> OpenStoredCatalog(const Pipeline* pipeline, const std::string& root) {
   ARROW_ASSIGN_OR_RAISE(auto layout, engine::batch::StorageLayout::Make(root));
-  std::error_code ec;
-  if (!std::filesystem::is_directory(layout.root(), ec)) {
-    return arrow::Status::IOError("storage root ", layout.root(),
+  ARROW_ASSIGN_OR_RAISE(auto loc, engine::ResolveLocation(layout.location()));
+  auto info = loc.fs->GetFileInfo(layout.root());
+  // On S3 a "directory" exists once an object is under it.
+  if (!info.ok() || info->type() != arrow::fs::FileType::Directory) {
+    return arrow::Status::IOError("storage root ", layout.location(),
                                   " does not exist; run the pipeline first (thund run PATH)");
   }
   StoredCatalog out{layout, nullptr, nullptr, nullptr, {}, {}};
-  out.store = std::make_unique<engine::batch::DatasetStore>(
-      std::make_shared<arrow::fs::LocalFileSystem>(), layout);
+  out.store = std::make_unique<engine::batch::DatasetStore>(loc.fs, layout);
   ARROW_ASSIGN_OR_RAISE(out.session, engine::DuckDbSession::Open());
+  if (!layout.local()) {
+    ARROW_ASSIGN_OR_RAISE(auto settings, engine::ReadS3Settings(layout.location()));
+    ARROW_RETURN_NOT_OK(engine::EnableObjectStorage(*out.session, settings));
+  }
   Pipeline empty;
   const Pipeline& p = pipeline ? *pipeline : empty;
   ARROW_ASSIGN_OR_RAISE(out.catalog, engine::batch::Catalog::Make(*out.session, p));
@@ -29,9 +34,16 @@ arrow::Result<StoredCatalog> OpenStoredCatalog(const Pipeline* pipeline, const s
     });
     if (!missing) out.bound.push_back(d.name);
   }
-  for (const auto& entry : std::filesystem::directory_iterator(layout.root(), ec)) {
-    const std::string name = entry.path().filename().string();
-    if (!entry.is_directory() || name.empty() || name[0] == '_' || name[0] == '.') continue;
+  // Datasets the pipeline no longer declares (or all, without a pipeline).
+  arrow::fs::FileSelector below;
+  below.base_dir = layout.root();
+  auto entries = loc.fs->GetFileInfo(below);
+  for (const auto& entry : entries.ok() ? *entries : std::vector<arrow::fs::FileInfo>{}) {
+    const std::string name = entry.base_name();
+    if (entry.type() != arrow::fs::FileType::Directory || name.empty() || name[0] == '_' ||
+        name[0] == '.') {
+      continue;
+    }
     if (std::find(out.bound.begin(), out.bound.end(), name) != out.bound.end()) continue;
     if (p.FindDataset(name)) continue;
     auto current = out.store->Current(name);

@@ -1,5 +1,7 @@
 #include "backend/native/stream_checkpoint.h"
 
+#include <arrow/util/byte_size.h>
+
 #include <arrow/filesystem/localfs.h>
 
 #include <chrono>
@@ -62,7 +64,7 @@ arrow::Result<CheckpointSettings> ReadCheckpointSettings(
     const Pipeline& p, const engine::batch::StorageLayout& layout) {
   CheckpointSettings s;
   std::string root = Config(p, "thund.state_root");
-  if (root.empty()) root = layout.MetaDir() + "/checkpoints";
+  if (root.empty()) root = layout.Uri(layout.MetaDir() + "/checkpoints");
   while (root.size() > 1 && root.back() == '/') root.pop_back();
   s.state_root = root + "/" + (p.name.empty() ? std::string("pipeline") : p.name);
   ARROW_ASSIGN_OR_RAISE(int64_t retain, PositiveConfig(p, "thund.checkpoint.retain", 3));
@@ -271,11 +273,12 @@ arrow::Status StreamCheckpoint::DeleteLaterSinkFiles(RunContext& ctx, const Data
   arrow::fs::FileSelector sel;
   sel.base_dir = target.path;
   sel.allow_not_found = true;
-  ARROW_ASSIGN_OR_RAISE(auto entries, ctx.store->fs().GetFileInfo(sel));
+  auto& fs = *target.FileSystemOr(ctx.store->shared_fs());
+  ARROW_ASSIGN_OR_RAISE(auto entries, fs.GetFileInfo(sel));
   for (const auto& e : entries) {
     auto epoch = SinkFileEpoch(e.base_name());
     if (!epoch || *epoch <= committed_) continue;
-    ARROW_RETURN_NOT_OK(ctx.store->fs().DeleteFile(e.path()));
+    ARROW_RETURN_NOT_OK(fs.DeleteFile(e.path()));
     Recovery(ctx, committed_, "sink '" + ds.dataset->name + "': deleted " + e.base_name() +
                                   " of uncommitted epoch " + std::to_string(*epoch) +
                                   " (its rows are written again)");
@@ -307,7 +310,9 @@ arrow::Status StreamCheckpoint::RestoreTables(FlowStream* f) {
     auto it = tables.find(name);
     if (it == tables.end()) return arrow::Status::IOError("unknown state table ", name);
     ARROW_ASSIGN_OR_RAISE(*it->second, images[name].Restore(store_, retained_.front(), ref));
-    if (*it->second) restored_rows_ += (*it->second)->num_rows();
+    if (!*it->second) continue;
+    restored_rows_ += (*it->second)->num_rows();
+    restored_bytes_ += arrow::util::TotalBufferSize(**it->second);
   }
   restore_ms_ += SteadyMs() - t0;
   return arrow::Status::OK();
@@ -322,7 +327,8 @@ void StreamCheckpoint::ReportRestored(RunContext& ctx) const {
   e.rows_out = restored_rows_;
   e.elapsed_ms = recover_ms_ + restore_ms_;
   e.message = "state restored: " + std::to_string(restored_rows_) + " rows from " +
-              std::to_string(state_bytes_) + " bytes in " + std::to_string(e.elapsed_ms) +
+              std::to_string(state_bytes_) + " bytes (" + std::to_string(restored_bytes_) +
+              " bytes in memory) in " + std::to_string(e.elapsed_ms) +
               " ms (" + std::to_string(recover_ms_) + " ms reading and checking, " +
               std::to_string(restore_ms_) + " ms decoding)";
   ctx.Emit(e);

@@ -114,6 +114,7 @@ class StreamCheckpoint {
   std::map<std::string, std::map<std::string, engine::checkpoint::TableImage>> images_;
   int64_t committed_ = 0;
   int64_t recover_ms_ = 0, restore_ms_ = 0, restored_rows_ = 0, state_bytes_ = 0;
+  int64_t restored_bytes_ = 0;  // the restored tables' Arrow buffers
 };
 
 }  // namespace thund::native

@@ -153,8 +153,8 @@ arrow::Result<engine::batch::MergeTable> OpenMergeSink(RunContext& ctx, const Da
   ARROW_ASSIGN_OR_RAISE(auto target, engine::batch::ResolveSink(d, ctx.store->layout()));
   engine::batch::MergeTableOptions options;
   options.threads = ctx.options->native.threads;
-  return engine::batch::MergeTable::Open(ctx.store->shared_fs(), target.path,
-                                         d.storage.merge_keys, options);
+  return engine::batch::MergeTable::Open(target.FileSystemOr(ctx.store->shared_fs()),
+                                         target.location, d.storage.merge_keys, options);
 }
 
 // A merge sink's epoch: the append flows' new rows and the other flows'
@@ -211,7 +211,8 @@ arrow::Status StageSink(RunContext& ctx, DatasetStream* ds, int64_t epoch) {
     }
     if (rows->num_rows() > 0 || complete) {
       ARROW_ASSIGN_OR_RAISE(auto writer, engine::batch::SinkWriter::Open(
-                                             ctx.store->shared_fs(), target, rows->schema(),
+                                             target.FileSystemOr(ctx.store->shared_fs()),
+                                             target, rows->schema(),
                                              "stream-" + std::string(tag)));
       ARROW_RETURN_NOT_OK(WriteAll(*rows, *writer));
       ARROW_RETURN_NOT_OK(writer->Commit().status());
@@ -281,7 +282,8 @@ arrow::Status LoadStream(RunContext& ctx, DatasetStream* ds, bool fresh,
     std::vector<std::shared_ptr<arrow::Table>> tables;
     for (const PartFile& part : m.files) {
       if (part.flow != f.flow->name) continue;
-      ARROW_ASSIGN_OR_RAISE(auto t, engine::ReadParquetFile(dir + "/" + part.file));
+      ARROW_ASSIGN_OR_RAISE(auto t,
+                            engine::ReadParquetFile(ctx.store->fs(), dir + "/" + part.file));
       if (!ds->schema) ds->schema = t->schema();
       if (!t->schema()->Equals(*ds->schema)) {
         ARROW_ASSIGN_OR_RAISE(auto conformer, engine::batch::SchemaConformer::Make(

@@ -1,5 +1,7 @@
 #include "engine/batch/merge_table.h"
 
+#include "engine/fs/filesystem_uri.h"
+
 #include <cctype>
 #include <filesystem>
 #include <set>
@@ -58,18 +60,36 @@ MergeTable::~MergeTable() = default;
 arrow::Result<MergeTable> MergeTable::Open(std::shared_ptr<arrow::fs::FileSystem> fs,
                                            std::string location, std::vector<std::string> keys,
                                            MergeTableOptions options) {
-  auto local = internal::LocalPathOf(location);
-  if (!local.ok()) return arrow::Status::Invalid("merge table location ", local.status().message());
-  if (local->empty() || local->find("://") != std::string::npos) {
-    return arrow::Status::NotImplemented("merge table location '", location,
-                                         "': a merge table is a local directory");
+  std::string path, parent, name;
+  if (IsObjectStoreUri(location)) {
+    // s3://bucket/prefix/table: versions under the table's prefix, in `fs`.
+    path = ObjectStoreUri(location);
+    while (!path.empty() && path.back() == '/') path.pop_back();
+    const size_t slash = path.rfind('/');
+    if (slash == std::string::npos || slash < std::string("s3://x").size()) {
+      return arrow::Status::Invalid("merge table location '", location,
+                                    "': name a prefix below the bucket (s3://bucket/table)");
+    }
+    parent = path.substr(0, slash);
+    name = path.substr(slash + 1);
+  } else {
+    auto local = internal::LocalPathOf(location);
+    if (!local.ok()) {
+      return arrow::Status::Invalid("merge table location ", local.status().message());
+    }
+    if (local->empty() || local->find("://") != std::string::npos) {
+      return arrow::Status::NotImplemented("merge table location '", location,
+                                           "': a merge table is a local directory or an s3:// ",
+                                           "prefix");
+    }
+    std::error_code ec;
+    path = std::filesystem::absolute(*local, ec).lexically_normal().string();
+    if (ec) return arrow::Status::IOError("merge table location '", location, "': ", ec.message());
+    while (path.size() > 1 && path.back() == '/') path.pop_back();
+    const std::filesystem::path p(path);
+    parent = p.parent_path().string();
+    name = p.filename().string();
   }
-  std::error_code ec;
-  std::string path = std::filesystem::absolute(*local, ec).lexically_normal().string();
-  if (ec) return arrow::Status::IOError("merge table location '", location, "': ", ec.message());
-  while (path.size() > 1 && path.back() == '/') path.pop_back();
-  const std::filesystem::path p(path);
-  const std::string name = p.filename().string();
   if (arrow::Status st = CheckStorableName(name); !st.ok()) {
     return arrow::Status::Invalid("merge table location '", location, "': its last component ",
                                   "is the table's directory name: ", st.message());
@@ -86,7 +106,7 @@ arrow::Result<MergeTable> MergeTable::Open(std::shared_ptr<arrow::fs::FileSystem
                                     "' is empty, listed twice or reserved (__thund_row)");
     }
   }
-  ARROW_ASSIGN_OR_RAISE(auto layout, StorageLayout::Make(p.parent_path().string()));
+  ARROW_ASSIGN_OR_RAISE(auto layout, StorageLayout::Make(parent));
   MergeTable table(DatasetStore(std::move(fs), std::move(layout)), name, path, std::move(keys),
                    options);
   ARROW_RETURN_NOT_OK(table.Refresh().status());

@@ -4,12 +4,14 @@
 
 #include <arrow/array.h>
 #include <arrow/csv/writer.h>
+#include <arrow/filesystem/localfs.h>
 #include <arrow/ipc/writer.h>
 #include <arrow/memory_pool.h>
 #include <parquet/arrow/writer.h>
 #include <parquet/properties.h>
 
 #include "engine/fs/atomic_write.h"
+#include "engine/fs/filesystem_uri.h"
 #include "ir/file_uri.h"
 
 namespace thund::engine::batch {
@@ -32,16 +34,32 @@ arrow::Result<SinkTarget> ResolveSink(const Dataset& sink, const StorageLayout& 
   const std::string& loc = *local;
   if (loc.empty()) {
     t.path = layout.DefaultSinkDir(sink.name);
+    t.location = layout.Uri(t.path);
+  } else if (IsObjectStoreUri(loc)) {
+    StringMap s3_options;
+    for (const auto& [key, value] : sink.storage.options) {
+      if (IsS3OptionKey(key)) s3_options[key] = value;
+    }
+    auto resolved = ResolveLocation(loc, s3_options);
+    if (!resolved.ok()) {
+      return arrow::Status::Invalid("sink '", sink.name, "': ", resolved.status().message());
+    }
+    t.path = resolved->path;
+    t.location = resolved->uri;
+    t.fs = resolved->fs;
   } else {
     if (loc.find("://") != std::string::npos) {
       return arrow::Status::NotImplemented("sink '", sink.name, "': location '", loc,
-                                           "': the native batch engine writes local files only");
+                                           "': sinks write local files or s3:// objects");
     }
     std::error_code ec;
     t.path = std::filesystem::absolute(loc, ec).lexically_normal().string();
     while (t.path.size() > 1 && t.path.back() == '/') t.path.pop_back();
-    t.single_file = EndsWith(loc, ".parquet") || EndsWith(loc, ".csv") || EndsWith(loc, ".json");
+    t.location = t.path;
+    // A local sink of a run whose storage root is on S3.
+    if (!layout.local()) t.fs = std::make_shared<arrow::fs::LocalFileSystem>();
   }
+  t.single_file = EndsWith(loc, ".parquet") || EndsWith(loc, ".csv") || EndsWith(loc, ".json");
   auto opt = [&](const char* key) -> const std::string* {
     auto it = sink.storage.options.find(key);
     return it == sink.storage.options.end() ? nullptr : &it->second;
@@ -106,7 +124,10 @@ arrow::Result<std::unique_ptr<SinkWriter>> SinkWriter::Open(
     w->final_path_ = t.path + "/part-" + run_id + "." + t.format;
   }
   ARROW_RETURN_NOT_OK(k.fs->CreateDir(dir, /*recursive=*/true));
-  k.tmp_path = TemporaryPathFor(w->final_path_);
+  // An S3 object appears whole when its upload completes (no rename there):
+  // written in place.
+  k.tmp_path = IsObjectStorePath(w->final_path_) ? w->final_path_
+                                                 : TemporaryPathFor(w->final_path_);
   ARROW_ASSIGN_OR_RAISE(k.out, k.fs->OpenOutputStream(k.tmp_path));
   if (t.format == "parquet") {
     auto props = parquet::WriterProperties::Builder().compression(arrow::Compression::SNAPPY)->build();
@@ -148,7 +169,7 @@ arrow::Status SinkWriter::Write(const std::shared_ptr<arrow::RecordBatch>& batch
 arrow::Result<std::string> SinkWriter::Commit() {
   Impl& k = *impl_;
   ARROW_RETURN_NOT_OK(k.Close());
-  ARROW_RETURN_NOT_OK(k.fs->Move(k.tmp_path, final_path_));
+  if (k.tmp_path != final_path_) ARROW_RETURN_NOT_OK(k.fs->Move(k.tmp_path, final_path_));
   if (k.target.overwrite && !k.target.single_file) {
     arrow::fs::FileSelector sel;
     sel.base_dir = k.target.path;

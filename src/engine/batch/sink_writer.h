@@ -35,9 +35,24 @@ struct SinkTarget {
   std::string format;  // parquet | csv | json
   bool overwrite = false;
   bool single_file = false;
-  std::string path;  // absolute: the file, or the directory
+  // The file, or the directory, in `fs`'s terms: absolute on the local disk,
+  // "bucket/prefix/..." on S3.
+  std::string path;
+  // `path` as a location (ResolveLocation, MergeTable::Open, messages): the
+  // local path, or "s3://bucket/prefix/...".
+  std::string location;
+  // The filesystem holding `path` when it is not the storage root's: an
+  // s3:// sink (settings from AWS_* variables and the sink's storage options
+  // endpoint / region / access_key_id / secret_access_key / session_token /
+  // allow_http), or a local sink of a run whose storage root is on S3.
+  std::shared_ptr<arrow::fs::FileSystem> fs;
   bool header = true;  // csv
   char delimiter = ',';  // csv
+
+  const std::shared_ptr<arrow::fs::FileSystem>& FileSystemOr(
+      const std::shared_ptr<arrow::fs::FileSystem>& store) const {
+    return fs ? fs : store;
+  }
 };
 
 arrow::Result<SinkTarget> ResolveSink(const Dataset& sink, const StorageLayout& layout);

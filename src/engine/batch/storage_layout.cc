@@ -1,5 +1,7 @@
 #include "engine/batch/storage_layout.h"
 
+#include "engine/fs/filesystem_uri.h"
+
 #include <cstdio>
 #include <filesystem>
 
@@ -31,10 +33,20 @@ arrow::Result<StorageLayout> StorageLayout::Make(const std::string& location) {
   auto local = internal::LocalPathOf(location);
   if (!local.ok()) return arrow::Status::Invalid("storage root ", local.status().message());
   const std::string& root = *local;
+  if (IsObjectStoreUri(root)) {
+    // "s3://bucket/prefix": paths inside Arrow's S3 filesystem are
+    // "bucket/prefix/..."; DuckDB reads them as s3:// URIs.
+    std::string path = ObjectStoreUri(root).substr(5);
+    while (!path.empty() && path.back() == '/') path.pop_back();
+    if (path.empty() || path[0] == '/') {
+      return arrow::Status::Invalid("storage root '", root, "': no bucket (s3://bucket/prefix)");
+    }
+    return StorageLayout(path, "s3://");
+  }
   if (root.find("://") != std::string::npos) {
     return arrow::Status::NotImplemented(
         "storage root '", root,
-        "': the native batch engine stores datasets on local disk only; use a local directory");
+        "': datasets are stored on local disk or S3 (s3://bucket/prefix); use one of those");
   }
   std::error_code ec;
   std::filesystem::path p = std::filesystem::absolute(root, ec);

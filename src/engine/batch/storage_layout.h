@@ -29,20 +29,27 @@ std::optional<int64_t> ParseVersionName(std::string_view name);
 // The side dataset where dead_letter mode keeps the malformed rows of `dataset`.
 std::string DeadLetterName(const std::string& dataset);
 
-// Paths are plain strings joined with '/'; `root` is absolute and has no
+// Paths are plain strings joined with '/', as the store's filesystem names
+// them: on local disk `root` is absolute; on S3 it is "bucket/prefix". No
 // trailing slash (see Make).
 class StorageLayout {
  public:
   // Makes `location` an absolute path (relative to the working directory).
   // A `file:` URI (file:///abs, file:/abs: what `spark-pipelines init`
-  // writes) is the local path it names. Fails on an empty root, a `file:` URI
-  // of another host, or any other URI (s3://...: the native batch engine
-  // stores on local disk only).
+  // writes) is the local path it names. "s3://bucket/prefix" (also s3a://,
+  // s3n://) is a root on S3 (the caller resolves its filesystem,
+  // engine/fs/filesystem_uri.h). Fails on an empty root, a `file:` URI of
+  // another host, or any other URI.
   static arrow::Result<StorageLayout> Make(const std::string& location);
 
   const std::string& root() const { return root_; }
   // On the local disk (an absolute path), as opposed to object storage.
   bool local() const { return !root_.empty() && root_[0] == '/'; }
+  // The root as a location to resolve or print: the path, or "s3://bucket/prefix".
+  std::string location() const { return scheme_ + root_; }
+  // A path of this layout as a location: what DuckDB reads and ResolveLocation
+  // takes (an s3:// URI on object storage, else the path itself).
+  std::string Uri(const std::string& path) const { return scheme_ + path; }
   std::string DatasetDir(const std::string& dataset) const { return root_ + "/" + dataset; }
   std::string VersionDir(const std::string& dataset, int64_t version) const {
     return DatasetDir(dataset) + "/" + VersionName(version);
@@ -58,7 +65,7 @@ class StorageLayout {
   }
   // The glob DuckDB reads one version with.
   std::string VersionGlob(const std::string& dataset, int64_t version) const {
-    return VersionDir(dataset, version) + "/*.parquet";
+    return Uri(VersionDir(dataset, version) + "/*.parquet");
   }
   std::string MetaDir() const { return root_ + "/_thund"; }
   std::string RunsDir() const { return MetaDir() + "/runs"; }
@@ -70,8 +77,10 @@ class StorageLayout {
   }
 
  private:
-  explicit StorageLayout(std::string root) : root_(std::move(root)) {}
+  explicit StorageLayout(std::string root, std::string scheme = "")
+      : root_(std::move(root)), scheme_(std::move(scheme)) {}
   std::string root_;
+  std::string scheme_;  // "" (local) or "s3://"
 };
 
 // Checks that a dataset name can be a directory name under the root.

@@ -7,6 +7,10 @@
 // before, as multisets. The table is base + sum(added) - sum(removed). Each
 // checkpoint hashes the table in memory and writes only its delta; an
 // unchanged table (the same object as at the last checkpoint) writes nothing.
+// A table that is the last checkpointed one's chunks followed by new ones
+// (what Append / arrow::ConcatenateTables build: a join side, a dedup's seen
+// rows) is an append: only the new rows are written and hashed, so such a
+// checkpoint costs the change even for a very large table.
 // A new base is written when the chain reaches `max_deltas`, when the
 // deltas' rows exceed `compact_ratio` x the base's, when the schema changes,
 // when a column type cannot be hashed, or always when `incremental` is off
@@ -62,10 +66,24 @@ class TableImage {
   arrow::Status WriteBase(EpochStore& store, int64_t epoch, const std::string& name,
                           const std::shared_ptr<arrow::Table>& table, ImageWrite* stats);
   void Reset();
+  // The number of rows of `table` that are the table last checkpointed (its
+  // chunks, the same objects, first in every column), or -1.
+  int64_t AppendedTo(const arrow::Table& table) const;
+  void Remember(const std::shared_ptr<arrow::Table>& table);
+  // Adds the hashes of `rows` (new rows of the image) to `sorted_`.
+  arrow::Status MergeHashes(const arrow::Table& rows);
+  // Writes `rows` as the added rows of a new delta of epoch `epoch`.
+  arrow::Status WriteAdded(EpochStore& store, int64_t epoch, const std::string& name,
+                           const std::shared_ptr<arrow::Table>& rows, nlohmann::json* delta,
+                           ImageWrite* stats);
 
   nlohmann::json ref_;             // null: no image yet
   std::vector<EpochFile> files_;   // the files ref_ names
   std::weak_ptr<arrow::Table> last_;  // the table last checkpointed
+  // Its chunks, per column (weak: an append holds them, anything else lets
+  // them go), and its rows.
+  std::vector<std::vector<std::weak_ptr<arrow::Array>>> last_chunks_;
+  int64_t last_rows_ = 0;
   // The hashes of the image's rows, sorted (a multiset): each checkpoint
   // merges them with the new table's sorted hashes, which needs no hash
   // table and allocates two flat arrays.

@@ -24,6 +24,8 @@ std::string UniqueToken() {
   return out;
 }
 
+bool IsObjectStorePath(const std::string& path) { return path.empty() || path[0] != '/'; }
+
 std::string TemporaryPathFor(const std::string& path) {
   auto [parent, base] = arrow::fs::internal::GetAbstractPathParent(path);
   std::string tmp = std::string(kTmpPrefix) + UniqueToken() + "-" + base + std::string(kTmpSuffix);
@@ -39,7 +41,7 @@ bool IsTemporaryName(std::string_view basename) {
 arrow::Status WriteFileAtomically(
     arrow::fs::FileSystem& fs, const std::string& path,
     const std::function<arrow::Status(arrow::io::OutputStream*)>& write, bool sync) {
-  if (path.empty() || path[0] != '/') {
+  if (IsObjectStorePath(path)) {
     // Object storage: an object becomes visible whole when its upload
     // completes (and replaces the old one then), so it is written in place;
     // a rename there would be a copy and a delete.

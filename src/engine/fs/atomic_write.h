@@ -28,6 +28,9 @@ std::string UniqueToken();
 
 // The temporary path used while writing `path`.
 std::string TemporaryPathFor(const std::string& path);
+// True for a path inside an object store's filesystem (no leading '/': Arrow's
+// S3 filesystem names objects "bucket/key"), where nothing is renamed.
+bool IsObjectStorePath(const std::string& path);
 // True when `basename` looks like one of our temporaries.
 bool IsTemporaryName(std::string_view basename);
 

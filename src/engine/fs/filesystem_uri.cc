@@ -99,20 +99,16 @@ arrow::Result<ResolvedLocation> ResolveFileUri(const std::string& location) {
 
 // --------------------------------------------------------------------- S3 --
 
-struct S3Settings {
-  std::string scheme = "https";
-  std::string endpoint;  // host[:port]; empty: AWS itself
-  std::string region;
-  std::string access_key, secret_key, session_token;  // empty: default chain
+}  // namespace
 
-  std::string Describe() const {
-    return endpoint.empty() ? "AWS S3 (region " + region + ")" : scheme + "://" + endpoint;
-  }
-  std::string CacheKey() const {
-    return scheme + '\n' + endpoint + '\n' + region + '\n' + access_key + '\n' + secret_key +
-           '\n' + session_token;
-  }
-};
+std::string S3Settings::Describe() const {
+  return endpoint.empty() ? "AWS S3 (region " + region + ")" : scheme + "://" + endpoint;
+}
+
+std::string S3Settings::CacheKey() const {
+  return scheme + '\n' + endpoint + '\n' + region + '\n' + access_key + '\n' + secret_key +
+         '\n' + session_token;
+}
 
 arrow::Result<S3Settings> ReadS3Settings(const std::string& location, const StringMap& options) {
   auto pick = [&](const char* key, std::initializer_list<const char*> vars) {
@@ -171,6 +167,8 @@ arrow::Result<S3Settings> ReadS3Settings(const std::string& location, const Stri
   }
   return s;
 }
+
+namespace {
 
 // Process-wide S3 state. Constructed before ShutdownObjectStorage is registered
 // with atexit, hence destroyed after that handler runs.
@@ -254,7 +252,7 @@ arrow::Status ProbeBucket(const std::string& location, const S3Settings& s,
 }
 
 arrow::Result<ResolvedLocation> ResolveS3(const std::string& location, const StringMap& options) {
-  std::string path = location.substr(std::string_view("s3://").size());
+  std::string path = location.substr(location.find("://") + 3);
   while (!path.empty() && path.back() == '/') path.pop_back();
   const std::string bucket = path.substr(0, path.find('/'));
   if (bucket.empty()) {
@@ -294,14 +292,22 @@ arrow::Result<ResolvedLocation> ResolveLocation(const std::string& location,
   std::optional<std::string> scheme = SchemeOf(location);
   if (!scheme) return ResolveLocal(location, location);
   if (*scheme == "file") return ResolveFileUri(location);
-  if (*scheme == "s3") return ResolveS3(location, options);
+  if (IsObjectStoreUri(location)) return ResolveS3(location, options);
   return arrow::Status::Invalid(location, ": unsupported storage scheme '", *scheme,
-                                "://' (supported: s3://, file://, or a local path)");
+                                "://' (supported: s3:// (also s3a://, s3n://), file://, or a ",
+                                "local path)");
 }
+
+bool IsS3OptionKey(std::string_view key) { return KnownOptionKeys().count(std::string(key)) > 0; }
 
 bool IsObjectStoreUri(std::string_view location) {
   std::optional<std::string> scheme = SchemeOf(location);
-  return scheme && *scheme == "s3";
+  return scheme && (*scheme == "s3" || *scheme == "s3a" || *scheme == "s3n");
+}
+
+std::string ObjectStoreUri(std::string_view location) {
+  if (!IsObjectStoreUri(location)) return std::string(location);
+  return "s3://" + std::string(location.substr(location.find("://") + 3));
 }
 
 void ShutdownObjectStorage() {

@@ -4,6 +4,8 @@
 // Accepted locations:
 //   s3://bucket[/prefix]  Arrow's S3FileSystem; path "bucket/prefix" (no
 //                         trailing '/'). No query string: use storage options.
+//                         s3a:// and s3n:// (Hadoop's spellings, which Spark
+//                         users write) are the same location as s3://.
 //   file:///abs/path      the local filesystem; path "/abs/path" (%XX decoded;
 //                         host empty or "localhost").
 //   /abs/path, rel/path   the local filesystem; path made absolute against the
@@ -58,14 +60,33 @@ struct ResolvedLocation {
   std::string uri;  // canonical form: "s3://bucket/prefix" or "file:///abs/path"
 };
 
+// The S3 settings of a location (see above), for the code that reaches the
+// same objects by other means (DuckDB's httpfs: engine/duckdb/object_storage.h).
+struct S3Settings {
+  std::string scheme = "https";  // of the endpoint: "http" or "https"
+  std::string endpoint;          // host[:port]; empty: AWS itself
+  std::string region;
+  std::string access_key, secret_key, session_token;  // empty: default chain
+
+  std::string Describe() const;
+  std::string CacheKey() const;
+};
+arrow::Result<S3Settings> ReadS3Settings(const std::string& location,
+                                         const StringMap& options = {});
+
+// True for the storage option keys above (endpoint, region, ...).
+bool IsS3OptionKey(std::string_view key);
+
 // Resolves `location` (see the top of this file). `options`: storage options
 // only. Errors name the location.
 arrow::Result<ResolvedLocation> ResolveLocation(const std::string& location,
                                                 const StringMap& options = {});
 
-// True when `location` starts with an object-store scheme ("s3://",
-// case-insensitive). Purely syntactic; does no I/O.
+// True when `location` starts with an object-store scheme ("s3://", "s3a://"
+// or "s3n://", case-insensitive). Purely syntactic; does no I/O.
 bool IsObjectStoreUri(std::string_view location);
+// An object-store location spelled "s3://..." (anything else unchanged).
+std::string ObjectStoreUri(std::string_view location);
 
 // Drops the cached S3 filesystems and finalizes Arrow's S3 support. Called at
 // exit automatically; call it earlier to shut down deterministically (e.g.

@@ -1,5 +1,7 @@
 #include "engine/io/parquet_io.h"
 
+#include <functional>
+
 #include <arrow/io/file.h>
 #include <arrow/memory_pool.h>
 #include <parquet/arrow/reader.h>
@@ -26,9 +28,13 @@ arrow::Status WriteParquetFile(const arrow::Table& table, const std::string& pat
   return arrow::Status::OK();
 }
 
-arrow::Result<std::shared_ptr<arrow::Table>> ReadParquetFile(const std::string& path) {
+namespace {
+
+arrow::Result<std::shared_ptr<arrow::Table>> ReadWhole(
+    const std::string& path,
+    const std::function<arrow::Result<std::shared_ptr<arrow::io::RandomAccessFile>>()>& open) {
   auto read = [&]() -> arrow::Result<std::shared_ptr<arrow::Table>> {
-    ARROW_ASSIGN_OR_RAISE(auto input, arrow::io::ReadableFile::Open(path));
+    ARROW_ASSIGN_OR_RAISE(auto input, open());
     ARROW_ASSIGN_OR_RAISE(auto reader,
                           parquet::arrow::OpenFile(input, arrow::default_memory_pool()));
     return reader->ReadTable();
@@ -38,6 +44,19 @@ arrow::Result<std::shared_ptr<arrow::Table>> ReadParquetFile(const std::string& 
                                      "': ", read.status().message());
   }
   return read;
+}
+
+}  // namespace
+
+arrow::Result<std::shared_ptr<arrow::Table>> ReadParquetFile(const std::string& path) {
+  return ReadWhole(path, [&]() -> arrow::Result<std::shared_ptr<arrow::io::RandomAccessFile>> {
+    return arrow::io::ReadableFile::Open(path);
+  });
+}
+
+arrow::Result<std::shared_ptr<arrow::Table>> ReadParquetFile(arrow::fs::FileSystem& fs,
+                                                             const std::string& path) {
+  return ReadWhole(path, [&] { return fs.OpenInputFile(path); });
 }
 
 arrow::Result<std::shared_ptr<arrow::Schema>> ReadParquetSchema(const std::string& path) {

@@ -5,6 +5,7 @@
 // so Arrow readers get back Arrow-only details (time zones, large/view types).
 #pragma once
 
+#include <arrow/filesystem/filesystem.h>
 #include <arrow/result.h>
 #include <arrow/table.h>
 #include <arrow/util/type_fwd.h>
@@ -28,6 +29,9 @@ arrow::Status WriteParquetFile(const arrow::Table& table, const std::string& pat
 
 // Reads the whole local file `path` into memory. Errors name the path.
 arrow::Result<std::shared_ptr<arrow::Table>> ReadParquetFile(const std::string& path);
+// The same through `fs` (a storage root's filesystem: local or S3).
+arrow::Result<std::shared_ptr<arrow::Table>> ReadParquetFile(arrow::fs::FileSystem& fs,
+                                                             const std::string& path);
 
 // The Arrow schema of the local file `path` (its footer only). Errors name the path.
 arrow::Result<std::shared_ptr<arrow::Schema>> ReadParquetSchema(const std::string& path);

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/batch/compute_init.h"
+#include "engine/fs/filesystem_uri.h"
 
 namespace thund::engine::stream {
 namespace {
@@ -105,6 +106,14 @@ arrow::Result<std::unique_ptr<StreamSource>> FileDropSource::Make(const FileSour
   auto fs = ctx.filesystem;
   if (fs == nullptr) fs = std::make_shared<arrow::fs::LocalFileSystem>();
   s.path = spec.path;
+  if (IsObjectStoreUri(spec.path)) {
+    // s3://bucket/prefix: Arrow's S3 filesystem, "bucket/prefix" inside it.
+    auto loc = ResolveLocation(spec.path);
+    if (!loc.ok()) return arrow::Status::Invalid("flow '", s.flow, "': ", loc.status().message());
+    fs = loc->fs;
+    s.path = loc->path;
+    s.object_store = true;
+  }
   // Local paths (also through the tests' fault-injecting wrapper) are made
   // absolute, relative to the working directory; others are the filesystem's.
   if (fs->type_name() == "local" || fs->type_name() == "fault-injecting") {
@@ -142,6 +151,8 @@ arrow::Result<std::vector<FileDropSource::FileState>> FileDropSource::List() con
     sel.base_dir = base;
     sel.recursive = true;
     ARROW_ASSIGN_OR_RAISE(infos, fs_->GetFileInfo(sel));
+  } else if (s_.object_store && info.type() == arrow::fs::FileType::NotFound) {
+    return std::vector<FileState>();  // no object under the prefix yet
   } else {
     return arrow::Status::Invalid("flow '", s_.flow, "': file drop directory '", base,
                                   "' does not exist; create it (it may stay empty until files "

@@ -67,6 +67,9 @@ class FileDropSource final : public StreamSource {
     DropFormatOptions format;
     int64_t max_files = 0;  // 0 = no cap
     int64_t min_age_ms = 0;
+    // On object storage (s3://): a prefix without objects is an empty drop
+    // (there are no directories to create).
+    bool object_store = false;
   };
 
   FileDropSource(Settings settings, std::shared_ptr<arrow::fs::FileSystem> fs,
