@@ -230,15 +230,17 @@ TEST_F(ObjectStorageTest, AStreamingPipelineOnS3SurvivesKillsAndEqualsALocalRun)
 
   const std::string s3_sql = sql_file("s3", "s3://data/stream-out");
   std::mt19937 rng(20261202);
-  int landed = 0;
+  int landed = 0, resumed = 0;
   for (int kill = 0; kill < 6; ++kill) {
     const std::string log = Path("kill-" + std::to_string(kill) + ".log");
-    pid_t pid = Spawn({thund, "run", s3_sql, "--storage", "s3://data/stream"}, log);
+    pid_t pid = Spawn({thund, "run", s3_sql, "--storage", "s3://data/stream", "--events", "json"},
+                      log);
     ASSERT_GT(pid, 0);
     std::this_thread::sleep_for(std::chrono::milliseconds(150 + rng() % 1200));
     ::kill(pid, SIGKILL);
     int status = 0;
     ::waitpid(pid, &status, 0);
+    resumed += ReadAll(log).find("resumed from epoch") != std::string::npos;
     if (WIFSIGNALED(status)) {
       ++landed;
     } else {
@@ -246,7 +248,9 @@ TEST_F(ObjectStorageTest, AStreamingPipelineOnS3SurvivesKillsAndEqualsALocalRun)
     }
   }
   EXPECT_GT(landed, 0) << "no kill landed: the runs ended before them";
-  std::cout << "[ kills    ] " << landed << " of 6 landed\n";
+  EXPECT_GT(resumed, 0) << "no run resumed from an epoch: the kills came too early";
+  std::cout << "[ kills    ] " << landed << " of 6 landed, " << resumed
+            << " runs resumed from an epoch\n";
   auto done = ::thund::testing::RunCommand(thund + " run " + s3_sql +
                                            " --storage s3://data/stream");
   ASSERT_EQ(done.exit_code, 0) << done.out << done.err;
