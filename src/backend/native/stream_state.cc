@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backend/native/incremental_flow.h"
+#include "backend/native/part_tiers.h"
 #include "backend/native/stream_checkpoint.h"
 #include "backend/native/runner_util.h"
 #include "engine/batch/merge_table.h"
@@ -368,6 +369,12 @@ arrow::Status StageStream(RunContext& ctx, DatasetStream* ds, int64_t epoch,
         ARROW_RETURN_NOT_OK(WriteAll(*to_write, *writer));
         ARROW_ASSIGN_OR_RAISE(auto written, writer->Finish(f.flow->name));
         parts.insert(parts.end(), written.begin(), written.end());
+        ARROW_ASSIGN_OR_RAISE(bool merge, MergePartsEnabled(*ctx.pipeline));
+        if (AppendOnly(f.shape) && merge) {
+          ARROW_RETURN_NOT_OK(MergeNewestParts(
+              ctx.store->shared_fs(), pending.dir,
+              "v" + std::to_string(pending.version) + "-f" + Pad(i), f.flow->name, &parts));
+        }
       }
       for (const auto& p : parts) manifest.rows += p.rows;
       manifest.files.insert(manifest.files.end(), parts.begin(), parts.end());
