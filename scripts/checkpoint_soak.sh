@@ -133,7 +133,7 @@ PIPELINES = {
         "SELECT auction, bidder, price FROM STREAM(bids) WHERE channel = 'partner';\n",
         datasets=["bids", ("cheap", "cheap/*.parquet"), ("partner", "partner/*.csv")]),
     # Merge sinks (upserts tagged with the epoch) fed by AUTO CDC and by an Update
-    # aggregation; known to lose keys after any restart (see the test's DISABLED_ cases).
+    # aggregation.
     "merge": dict(
         sql="CREATE PIPELINE ck_merge;\n" + CHANGES +
         "CREATE SINK live USING parquet LOCATION '{out}/live'\n"

@@ -273,6 +273,35 @@ TEST_F(ObjectStorageTest, AStreamingPipelineOnS3SurvivesKillsAndEqualsALocalRun)
               "per_key against its query");
 }
 
+// A single-object sink on S3 is replaced only by a complete write: a run
+// whose query fails keeps the object of the run before (its upload is
+// abandoned, not completed or deleted).
+TEST_F(ObjectStorageTest, AFailedWriteOfAnS3ObjectSinkKeepsThePreviousObject) {
+  auto pipeline = [&](const std::string& query) {
+    Pipeline p = ParsePipeline("CREATE MATERIALIZED VIEW src AS SELECT 1 AS x;");
+    Dataset sink = Dataset::Sink("one");
+    sink.storage = {FileFormat::kParquet, "s3://data/sinks/one.parquet", WriteMode::kOverwrite,
+                    {}, {}, {}};
+    p.Add(sink);
+    p.Add(Flow("to_one", "one", query));
+    return p;
+  };
+  RunOptions o;
+  o.storage_root = Path("overwrite");
+  RunSummary good = Run(pipeline("SELECT id, id * 2 AS v FROM range(5)"), o);
+  ASSERT_EQ(good.status, RunPhase::kCompleted) << good.ToString();
+  RunSummary bad = Run(
+      pipeline("SELECT id, CAST(CASE WHEN id < 900000 THEN '1' ELSE 'x' END AS INT) AS v"
+               " FROM range(1000000)"),
+      o);
+  const DatasetOutcome* one = Find(bad, "one");
+  ASSERT_NE(one, nullptr) << bad.ToString();
+  EXPECT_EQ(one->status, DatasetStatus::kFailed) << bad.ToString();
+  const std::string out = Mirror("sinks");
+  ExpectEqual(Oracle("SELECT * FROM read_parquet('" + out + "/one.parquet')"),
+              Oracle("SELECT range AS id, range * 2 AS v FROM range(5)"), "the previous object");
+}
+
 // What S3 does not take is refused with the reason; a missing bucket is
 // named, with what to do.
 TEST_F(ObjectStorageTest, AMissingBucketAndAKeyedS3SinkAreClearErrors) {

@@ -189,6 +189,13 @@ arrow::Result<std::string> SinkWriter::Commit() {
 
 void SinkWriter::Abort() {
   Impl& k = *impl_;
+  if (k.out && k.tmp_path == final_path_) {
+    // Written in place (S3): abandon the upload, so neither a partial object
+    // appears nor an existing one is replaced or deleted.
+    k.closed = true;
+    (void)k.out->Abort();
+    return;
+  }
   (void)k.Close();
   if (k.out) (void)k.fs->DeleteFile(k.tmp_path);
 }
