@@ -1,6 +1,7 @@
 #include "engine/checkpoint/state_image.h"
 
 #include <algorithm>
+#include <chrono>
 #include <iterator>
 
 #include <arrow/array/builder_primitive.h>
@@ -184,13 +185,25 @@ arrow::Status TableImage::WriteAdded(EpochStore& store, int64_t epoch, const std
   return arrow::Status::OK();
 }
 
+void TableImage::BackOff() {
+  backoff_ = next_backoff_;
+  next_backoff_ = std::min(next_backoff_ * 2, 32);
+}
+
 arrow::Status TableImage::WriteBase(EpochStore& store, int64_t epoch, const std::string& name,
                                     const std::shared_ptr<arrow::Table>& table,
                                     ImageWrite* stats) {
+  const auto start = std::chrono::steady_clock::now();
   ARROW_ASSIGN_OR_RAISE(auto f, store.WriteFile(epoch, name + "-base.parquet",
                                                 [&](const auto& out) {
                                                   return WriteParquet(*table, out);
                                                 }));
+  if (table->num_rows() > 0) {
+    base_ns_per_row_ = static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                               std::chrono::steady_clock::now() - start)
+                                               .count()) /
+                       static_cast<double>(table->num_rows());
+  }
   files_ = {f};
   ref_ = Json::object();
   ref_["base"] = f.path;
@@ -253,6 +266,7 @@ arrow::Result<Json> TableImage::Checkpoint(EpochStore& store, int64_t epoch,
   }
   std::vector<RowHash> hashes;
   std::vector<uint32_t> order;
+  const auto hash_start = std::chrono::steady_clock::now();
   if (hashable) {
     ARROW_ASSIGN_OR_RAISE(hashes, HashRows(*table));
     order = SortedOrder(hashes);
@@ -267,8 +281,7 @@ arrow::Result<Json> TableImage::Checkpoint(EpochStore& store, int64_t epoch,
     base = static_cast<double>(delta_rows_ + change) >
            options.compact_ratio * static_cast<double>(std::max<int64_t>(base_rows_, 1024));
     if (base && deltas_ == 0) {  // even one epoch's change does not pay: wait
-      backoff_ = next_backoff_;
-      next_backoff_ = std::min(next_backoff_ * 2, 32);
+      BackOff();
     } else if (!base) {
       next_backoff_ = 2;
     }
@@ -294,6 +307,16 @@ arrow::Result<Json> TableImage::Checkpoint(EpochStore& store, int64_t epoch,
     ref_["deltas"].push_back(delta);
     delta_rows_ += static_cast<int64_t>(added.size() + removed.size());
     ++deltas_;
+    // Finding and writing the change took longer than writing everything
+    // would have (the last full image's time per row): full images for a while.
+    const double delta_ns = static_cast<double>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
+                                                             hash_start)
+            .count());
+    if (options.back_off_by_time && base_ns_per_row_ > 0 &&
+        delta_ns > base_ns_per_row_ * static_cast<double>(table->num_rows())) {
+      BackOff();
+    }
   }
   ref_["rows"] = table->num_rows();
   hashed_ = hashable;

@@ -37,6 +37,10 @@ struct ImageOptions {
   bool incremental = true;
   int max_deltas = 16;
   double compact_ratio = 0.5;
+  // Back off to full images when finding the change (hashing) took longer
+  // than the last full image took to write. Timing-dependent: tests that
+  // count bytes turn it off.
+  bool back_off_by_time = true;
 };
 
 // What a checkpoint wrote, for run events and benchmarks.
@@ -93,10 +97,14 @@ class TableImage {
   int64_t base_rows_ = 0, delta_rows_ = 0;
   int deltas_ = 0;
   // Epochs left to write full images without hashing: set when a delta
-  // turned out too large to pay (most rows change each epoch), so a table
-  // that churns is not hashed for nothing every epoch.
+  // turned out too large to pay (most rows change each epoch), or when
+  // hashing the table took longer than writing it whole did (a table
+  // rebuilt every trigger on a fast disk), so a table that churns is not
+  // hashed for nothing every epoch.
   int backoff_ = 0;
   int next_backoff_ = 2;
+  double base_ns_per_row_ = -1;  // the last full image's write time, per row
+  void BackOff();
 };
 
 }  // namespace thund::engine::checkpoint
