@@ -1,9 +1,10 @@
 // The part files of append-only streaming datasets (backend/native/part_tiers.h):
-// the merge rule's bounds over random trigger sizes, and runs with merging on
+// the merge rule's bounds over many triggers, and runs with merging on
 // and off (the plain twin) holding the same rows in the same order, resumed
 // across runs, with few files instead of one per trigger.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -19,50 +20,40 @@
 namespace thund::native::testing {
 namespace {
 
-// Appends random part sizes and applies the rule after each, as staging does:
-// every part keeps at least twice the rows of the next newer one, the count
-// stays logarithmic, and the rows rewritten stay within O(R log R).
-TEST(PartTiersRule, PartsStayLogarithmicAndRowsAreRewrittenLogarithmicallyOften) {
-  for (uint32_t seed : {1u, 2u, 3u, 4u}) {
-    SCOPED_TRACE(seed);
-    std::mt19937 rng(seed);
-    std::vector<int64_t> parts;
-    int64_t total = 0, rewritten = 0;
-    for (int step = 0; step < 3000; ++step) {
-      // Mostly similar sizes, sometimes empty-ish or ten times larger.
-      int64_t rows = 50 + static_cast<int64_t>(rng() % 100);
-      if (rng() % 10 == 0) rows = 1 + static_cast<int64_t>(rng() % 5);
-      if (rng() % 17 == 0) rows *= 10;
-      parts.push_back(rows);
-      total += rows;
-      const size_t n = NewestToMerge(parts);
-      if (n >= 2) {
-        int64_t merged = 0;
-        for (size_t i = parts.size() - n; i < parts.size(); ++i) merged += parts[i];
-        rewritten += merged;
-        parts.resize(parts.size() - n);
-        parts.push_back(merged);
-      }
-      int64_t sum = 0;
-      for (size_t i = 0; i < parts.size(); ++i) {
-        if (i + 1 < parts.size()) {
-          ASSERT_GE(parts[i], 2 * parts[i + 1]) << "step " << step;
-        }
-        sum += parts[i];
-      }
-      ASSERT_EQ(sum, total);
-      ASSERT_LE(parts.size(), static_cast<size_t>(std::log2(static_cast<double>(total)) + 2));
+// Adds one part per trigger and merges as staging does: after T triggers at
+// most (fan-in - 1) parts per power of the fan-in, each trigger's rows
+// rewritten at most log_fan-in(T) times, and the parts always hold every
+// trigger once, in order.
+TEST(PartTiersRule, PartsAndRewritesStayLogarithmicInTriggers) {
+  std::vector<int64_t> parts;  // triggers per part
+  std::vector<int> rewrites;   // per trigger
+  for (int t = 1; t <= 5000; ++t) {
+    parts.push_back(1);
+    rewrites.push_back(0);
+    while (NewestMerge(parts)) {
+      int64_t held = 0;
+      for (size_t i = parts.size() - kPartFanIn; i < parts.size(); ++i) held += parts[i];
+      for (int64_t k = 0; k < held; ++k) ++rewrites[rewrites.size() - 1 - static_cast<size_t>(k)];
+      parts.resize(parts.size() - kPartFanIn);
+      parts.push_back(held);
     }
-    EXPECT_LE(rewritten, total * static_cast<int64_t>(std::log2(static_cast<double>(total)) + 1));
+    int64_t sum = 0;
+    for (int64_t p : parts) sum += p;
+    ASSERT_EQ(sum, t);
+    const double levels = std::floor(std::log(static_cast<double>(t)) / std::log(8.0)) + 1;
+    ASSERT_LE(static_cast<double>(parts.size()), (kPartFanIn - 1) * levels) << "trigger " << t;
+    for (size_t i = 1; i < parts.size(); ++i) ASSERT_GE(parts[i - 1], parts[i]);
   }
+  EXPECT_LE(*std::max_element(rewrites.begin(), rewrites.end()),
+            static_cast<int>(std::log(5000.0) / std::log(8.0)));
 }
 
-TEST(PartTiersRule, NothingToMergeForOneOrADecreasingRun) {
-  EXPECT_EQ(NewestToMerge({}), 0u);
-  EXPECT_EQ(NewestToMerge({5}), 0u);
-  EXPECT_EQ(NewestToMerge({100, 40, 10}), 1u);
-  EXPECT_EQ(NewestToMerge({100, 10, 10}), 2u);
-  EXPECT_EQ(NewestToMerge({30, 10, 10}), 3u);
+TEST(PartTiersRule, OnlyEqualNewestPartsMerge) {
+  EXPECT_FALSE(NewestMerge({}));
+  EXPECT_FALSE(NewestMerge({1, 1, 1, 1, 1, 1, 1}));
+  EXPECT_TRUE(NewestMerge({1, 1, 1, 1, 1, 1, 1, 1}));
+  EXPECT_TRUE(NewestMerge({64, 8, 8, 8, 8, 8, 8, 8, 8}));
+  EXPECT_FALSE(NewestMerge({8, 1, 1, 1, 1, 1, 1, 1}));
 }
 
 constexpr const char* kSql = R"sql(
@@ -132,8 +123,7 @@ TEST_F(PartTiersRunTest, MergedPartsHoldTheSameRowsInOrderAsOnePartPerTrigger) {
     const auto plain_parts = Parts(Path("plain"), d);
     const auto merged_parts = Parts(Path("merged"), d);
     EXPECT_GE(plain_parts.size(), 50u);  // 60 triggers
-    EXPECT_LE(merged_parts.size(),
-              static_cast<size_t>(std::log2(static_cast<double>(plain->num_rows())) + 1));
+    EXPECT_LE(merged_parts.size(), 2 * (kPartFanIn - 1));  // 60 = 7 x 8 + 4
   }
   EXPECT_TRUE(::thund::engine::testing::TablesEqualUnordered(
       *Ordered(Path("plain"), "per_window"), *Ordered(Path("merged"), "per_window"),

@@ -1,5 +1,7 @@
 #include "backend/native/part_tiers.h"
 
+#include <algorithm>
+
 #include <arrow/table.h>
 
 #include "engine/batch/parquet_part_writer.h"
@@ -15,52 +17,52 @@ arrow::Result<bool> MergePartsEnabled(const Pipeline& p) {
                                 "' is not true or false");
 }
 
-size_t NewestToMerge(const std::vector<int64_t>& rows) {
-  if (rows.size() < 2) return 0;
-  size_t n = 1;
-  int64_t newer = rows.back();
-  while (n < rows.size() && rows[rows.size() - 1 - n] < 2 * newer) {
-    newer += rows[rows.size() - 1 - n];
-    ++n;
-  }
-  return n;
+bool NewestMerge(const std::vector<int64_t>& triggers) {
+  if (triggers.size() < kPartFanIn) return false;
+  return std::all_of(triggers.end() - static_cast<std::ptrdiff_t>(kPartFanIn), triggers.end(),
+                     [&](int64_t t) { return t == triggers.back(); });
 }
 
 arrow::Status MergeNewestParts(const std::shared_ptr<arrow::fs::FileSystem>& fs,
                                const std::string& dir, const std::string& prefix,
                                const std::string& flow,
                                std::vector<engine::batch::PartFile>* parts) {
-  std::vector<int64_t> rows;
-  for (const auto& p : *parts) rows.push_back(p.rows);
-  const size_t n = NewestToMerge(rows);
-  if (n < 2) return arrow::Status::OK();
-  const size_t start = parts->size() - n;
-  std::vector<std::shared_ptr<arrow::Table>> tables;
-  for (size_t i = start; i < parts->size(); ++i) {
-    ARROW_ASSIGN_OR_RAISE(auto t, engine::ReadParquetFile(*fs, dir + "/" + (*parts)[i].file));
-    tables.push_back(std::move(t));
+  for (int merge = 0;; ++merge) {
+    std::vector<int64_t> triggers;
+    for (const auto& p : *parts) triggers.push_back(p.triggers);
+    if (!NewestMerge(triggers)) return arrow::Status::OK();
+    const size_t start = parts->size() - kPartFanIn;
+    std::vector<std::shared_ptr<arrow::Table>> tables;
+    int64_t held = 0;
+    for (size_t i = start; i < parts->size(); ++i) {
+      ARROW_ASSIGN_OR_RAISE(auto t, engine::ReadParquetFile(*fs, dir + "/" + (*parts)[i].file));
+      tables.push_back(std::move(t));
+      held += (*parts)[i].triggers;
+    }
+    // Parts of one flow may differ in nullability (a source's NOT NULL
+    // fields, DuckDB's nullable ones): the merged part takes the looser field.
+    arrow::ConcatenateTablesOptions options;
+    options.unify_schemas = true;
+    ARROW_ASSIGN_OR_RAISE(auto merged, arrow::ConcatenateTables(tables, options));
+    ARROW_ASSIGN_OR_RAISE(auto writer,
+                          engine::batch::ParquetPartWriter::Open(
+                              fs, dir, prefix + "-m" + std::to_string(merge), merged->schema()));
+    arrow::TableBatchReader reader(*merged);
+    std::shared_ptr<arrow::RecordBatch> batch;
+    while (true) {
+      ARROW_RETURN_NOT_OK(reader.ReadNext(&batch));
+      if (!batch) break;
+      ARROW_RETURN_NOT_OK(writer->Write(batch));
+    }
+    ARROW_ASSIGN_OR_RAISE(auto written, writer->Finish(flow));
+    for (size_t i = start; i < parts->size(); ++i) {
+      ARROW_RETURN_NOT_OK(fs->DeleteFile(dir + "/" + (*parts)[i].file));
+    }
+    parts->resize(start);
+    for (auto& w : written) w.triggers = held;
+    parts->insert(parts->end(), written.begin(), written.end());
+    if (written.size() != 1) return arrow::Status::OK();  // (the writer does not split here)
   }
-  // Parts of one flow may differ in nullability (a source's NOT NULL fields,
-  // DuckDB's nullable ones): the merged part takes the looser field.
-  arrow::ConcatenateTablesOptions options;
-  options.unify_schemas = true;
-  ARROW_ASSIGN_OR_RAISE(auto merged, arrow::ConcatenateTables(tables, options));
-  ARROW_ASSIGN_OR_RAISE(auto writer, engine::batch::ParquetPartWriter::Open(
-                                         fs, dir, prefix + "-m", merged->schema()));
-  arrow::TableBatchReader reader(*merged);
-  std::shared_ptr<arrow::RecordBatch> batch;
-  while (true) {
-    ARROW_RETURN_NOT_OK(reader.ReadNext(&batch));
-    if (!batch) break;
-    ARROW_RETURN_NOT_OK(writer->Write(batch));
-  }
-  ARROW_ASSIGN_OR_RAISE(auto written, writer->Finish(flow));
-  for (size_t i = start; i < parts->size(); ++i) {
-    ARROW_RETURN_NOT_OK(fs->DeleteFile(dir + "/" + (*parts)[i].file));
-  }
-  parts->resize(start);
-  parts->insert(parts->end(), written.begin(), written.end());
-  return arrow::Status::OK();
 }
 
 }  // namespace thund::native

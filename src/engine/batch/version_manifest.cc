@@ -1,5 +1,7 @@
 #include "engine/batch/version_manifest.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "engine/batch/storage_layout.h"
@@ -22,6 +24,7 @@ std::string VersionManifest::ToJson() const {
   nlohmann::json files = nlohmann::json::array();
   for (const auto& f : this->files) {
     files.push_back({{"flow", f.flow}, {"file", f.file}, {"rows", f.rows}});
+    if (f.triggers > 1) files.back()["triggers"] = f.triggers;
   }
   j["files"] = std::move(files);
   j["once_flows"] = once_flows;
@@ -46,8 +49,8 @@ arrow::Result<VersionManifest> VersionManifest::Parse(const std::string& text,
     m.schema = j.value("schema", "");
     if (j.contains("files") && j["files"].is_array()) {
       for (const auto& f : j["files"]) {
-        m.files.push_back(
-            {f.value("flow", ""), f.value("file", ""), f.value("rows", int64_t{0})});
+        m.files.push_back({f.value("flow", ""), f.value("file", ""), f.value("rows", int64_t{0}),
+                           std::max<int64_t>(f.value("triggers", int64_t{1}), 1)});
       }
     }
     if (j.contains("once_flows") && j["once_flows"].is_array()) {

@@ -17,6 +17,9 @@ struct PartFile {
   std::string flow;  // the flow that wrote it
   std::string file;  // name inside the version dir (sinks: absolute path)
   int64_t rows = 0;
+  // Streaming tables: how many triggers' rows the file holds (merged parts
+  // hold several; backend/native/part_tiers.h). Written only when above 1.
+  int64_t triggers = 1;
   bool operator==(const PartFile&) const = default;
 };
 
