@@ -138,7 +138,8 @@ void RegisterRun(CLI::App& app, int* exit_code) {
       "flows in micro-batches (Ctrl-C stops after the current trigger).");
   c->add_option("PATH", o->path, "pipeline file, .sql file or SDP project")->required();
   c->add_option("--storage", o->storage,
-                "storage root (default: the pipeline's storage, else .thund/<pipeline>)");
+                "storage root: a directory or s3://bucket/prefix (default: the pipeline's "
+                "storage, else .thund/<pipeline>)");
   c->add_option("--full-refresh", o->full_refresh,
                 "comma-separated datasets to recompute from scratch");
   c->add_flag("--full-refresh-all", o->full_refresh_all, "recompute every dataset from scratch");
