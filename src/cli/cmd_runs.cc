@@ -11,7 +11,9 @@
 #include "engine/batch/query_output.h"
 #include "engine/batch/run_history.h"
 #include "engine/duckdb/duckdb_session.h"
+#include "engine/duckdb/object_storage.h"
 #include "engine/duckdb/sql_quote.h"
+#include "engine/fs/filesystem_uri.h"
 
 namespace thund::cli {
 namespace {
@@ -47,19 +49,37 @@ int RunRuns(const RunsOptions& o) {
     std::cerr << "error: " << layout.status().message() << "\n";
     return kFailed;
   }
-  std::error_code ec;
+  // The root's filesystem: the local disk or S3.
+  auto where = engine::ResolveLocation(layout->location());
+  if (!where.ok()) {
+    std::cerr << "error: " << where.status().message() << "\n";
+    return kFailed;
+  }
+  arrow::fs::FileSelector runs;
+  runs.base_dir = layout->RunsDir();
+  runs.allow_not_found = true;
+  auto listed = where->fs->GetFileInfo(runs);
   bool any = false;
-  for (const auto& e : std::filesystem::directory_iterator(layout->RunsDir(), ec)) {
-    any = any || e.path().extension() == ".parquet";
+  for (const auto& e : listed.ok() ? *listed : std::vector<arrow::fs::FileInfo>{}) {
+    any = any || e.extension() == "parquet";
   }
   if (!any) {
-    std::cout << "no runs recorded under " << layout->root() << "\n";
+    std::cout << "no runs recorded under " << layout->location() << "\n";
     return kOk;
   }
   auto session = engine::DuckDbSession::Open();
   if (!session.ok()) {
     std::cerr << "error: " << session.status().message() << "\n";
     return kFailed;
+  }
+  if (!layout->local()) {
+    auto settings = engine::ReadS3Settings(layout->location());
+    arrow::Status st = settings.ok() ? engine::EnableObjectStorage(**session, *settings)
+                                     : settings.status();
+    if (!st.ok()) {
+      std::cerr << "error: " << st.message() << "\n";
+      return kFailed;
+    }
   }
   std::string sql =
       "SELECT run_id, status, strftime(started_at, '%Y-%m-%d %H:%M:%S') AS started_utc, "

@@ -255,7 +255,19 @@ TEST_F(ObjectStorageTest, AStreamingPipelineOnS3SurvivesKillsAndEqualsALocalRun)
                                            " --storage s3://data/stream");
   ASSERT_EQ(done.exit_code, 0) << done.out << done.err;
 
+  // The CLI reads an S3 root as it reads a local one.
+  auto runs = ::thund::testing::RunCommand(thund + " runs " + s3_sql +
+                                           " --storage s3://data/stream --format csv");
+  ASSERT_EQ(runs.exit_code, 0) << runs.out << runs.err;
+  EXPECT_NE(runs.out.find("\"completed\""), std::string::npos) << runs.out;
+  auto count = ::thund::testing::RunCommand(
+      thund + " query " + s3_sql + " --storage s3://data/stream --format csv " +
+      ::thund::testing::ShellQuote("SELECT count(*) AS n FROM per_window"));
+  ASSERT_EQ(count.exit_code, 0) << count.out << count.err;
   const std::string root = Mirror("stream");
+  EXPECT_NE(count.out.find("\n" + std::to_string(Committed(root, "per_window")->num_rows())),
+            std::string::npos)
+      << count.out;
   for (const std::string d : {"ev", "drops", "per_window"}) {
     ExpectEqual(Committed(Path("local"), d), Committed(root, d), d);
   }

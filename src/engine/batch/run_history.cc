@@ -93,7 +93,7 @@ arrow::Status AppendRunRecord(arrow::fs::FileSystem& fs, const StorageLayout& la
 }
 
 std::string RunHistoryGlob(const StorageLayout& layout) {
-  return layout.RunsDir() + "/*.parquet";
+  return layout.Uri(layout.RunsDir() + "/*.parquet");
 }
 
 }  // namespace thund::engine::batch
