@@ -236,10 +236,25 @@ TEST_F(ObjectStorageTest, AStreamingPipelineOnS3SurvivesKillsAndEqualsALocalRun)
     pid_t pid = Spawn({thund, "run", s3_sql, "--storage", "s3://data/stream", "--events", "json"},
                       log);
     ASSERT_GT(pid, 0);
-    std::this_thread::sleep_for(std::chrono::milliseconds(150 + rng() % 1200));
-    ::kill(pid, SIGKILL);
+    // Kill points follow the run, not the clock (sanitizer builds are several
+    // times slower): the first kill lands before any epoch, the others a random
+    // 0-400 ms after this run's first committed epoch (so the next run resumes).
     int status = 0;
-    ::waitpid(pid, &status, 0);
+    bool exited = false;
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (kill > 0 && std::chrono::steady_clock::now() < give_up &&
+           ReadAll(log).find("\"event\":\"checkpoint\"") == std::string::npos) {
+      if (::waitpid(pid, &status, WNOHANG) == pid) {
+        exited = true;
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (!exited) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(kill == 0 ? 50 : rng() % 400));
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+    }
     resumed += ReadAll(log).find("resumed from epoch") != std::string::npos;
     if (WIFSIGNALED(status)) {
       ++landed;
