@@ -73,9 +73,7 @@ int RunRuns(const RunsOptions& o) {
     return kFailed;
   }
   if (!layout->local()) {
-    auto settings = engine::ReadS3Settings(layout->location());
-    arrow::Status st = settings.ok() ? engine::EnableObjectStorage(**session, *settings)
-                                     : settings.status();
+    arrow::Status st = engine::EnableObjectStorage(**session, layout->location());
     if (!st.ok()) {
       std::cerr << "error: " << st.message() << "\n";
       return kFailed;

@@ -197,8 +197,7 @@ arrow::Result<RunSummary> RunBatch(const ExecBackend& backend, const Pipeline& p
   ARROW_ASSIGN_OR_RAISE(bool remote, UsesObjectStorage(p, layout));
   if (remote) {
     // DuckDB reads the S3 objects itself (stored versions, s3:// inputs).
-    ARROW_ASSIGN_OR_RAISE(auto settings, engine::ReadS3Settings(layout.location()));
-    ARROW_RETURN_NOT_OK(engine::EnableObjectStorage(*session, settings));
+    ARROW_RETURN_NOT_OK(engine::EnableObjectStorage(*session, layout.location()));
   }
   ARROW_ASSIGN_OR_RAISE(auto catalog, engine::batch::Catalog::Make(*session, p));
   ARROW_ASSIGN_OR_RAISE(auto flows, TopoOrder(p));

@@ -47,13 +47,7 @@ arrow::Status MergeNewestParts(const std::shared_ptr<arrow::fs::FileSystem>& fs,
     ARROW_ASSIGN_OR_RAISE(auto writer,
                           engine::batch::ParquetPartWriter::Open(
                               fs, dir, prefix + "-m" + std::to_string(merge), merged->schema()));
-    arrow::TableBatchReader reader(*merged);
-    std::shared_ptr<arrow::RecordBatch> batch;
-    while (true) {
-      ARROW_RETURN_NOT_OK(reader.ReadNext(&batch));
-      if (!batch) break;
-      ARROW_RETURN_NOT_OK(writer->Write(batch));
-    }
+    ARROW_RETURN_NOT_OK(writer->WriteTable(*merged));
     ARROW_ASSIGN_OR_RAISE(auto written, writer->Finish(flow));
     for (size_t i = start; i < parts->size(); ++i) {
       ARROW_RETURN_NOT_OK(fs->DeleteFile(dir + "/" + (*parts)[i].file));

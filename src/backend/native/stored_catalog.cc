@@ -20,8 +20,7 @@ arrow::Result<StoredCatalog> OpenStoredCatalog(const Pipeline* pipeline, const s
   out.store = std::make_unique<engine::batch::DatasetStore>(loc.fs, layout);
   ARROW_ASSIGN_OR_RAISE(out.session, engine::DuckDbSession::Open());
   if (!layout.local()) {
-    ARROW_ASSIGN_OR_RAISE(auto settings, engine::ReadS3Settings(layout.location()));
-    ARROW_RETURN_NOT_OK(engine::EnableObjectStorage(*out.session, settings));
+    ARROW_RETURN_NOT_OK(engine::EnableObjectStorage(*out.session, layout.location()));
   }
   Pipeline empty;
   const Pipeline& p = pipeline ? *pipeline : empty;

@@ -234,13 +234,7 @@ arrow::Result<MergeResult> MergeTable::Write(int64_t epoch, std::shared_ptr<arro
   auto commit = [&]() -> arrow::Status {
     ARROW_ASSIGN_OR_RAISE(auto writer, ParquetPartWriter::Open(store_.shared_fs(), pending.dir,
                                                                "part-00000", schema));
-    arrow::TableBatchReader batches(*merged);
-    std::shared_ptr<arrow::RecordBatch> batch;
-    while (true) {
-      ARROW_RETURN_NOT_OK(batches.ReadNext(&batch));
-      if (!batch) break;
-      ARROW_RETURN_NOT_OK(writer->Write(batch));
-    }
+    ARROW_RETURN_NOT_OK(writer->WriteTable(*merged));
     ARROW_ASSIGN_OR_RAISE(auto files, writer->Finish("merge"));
     VersionManifest m;
     m.run_id = run_id;

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include <arrow/memory_pool.h>
+#include <arrow/table.h>
 #include <arrow/type.h>
 #include <parquet/arrow/writer.h>
 #include <parquet/properties.h>
@@ -160,6 +161,16 @@ arrow::Status ParquetPartWriter::Write(std::shared_ptr<arrow::RecordBatch> batch
   k.queue.push_back(std::move(batch));
   k.changed.notify_all();
   return arrow::Status::OK();
+}
+
+arrow::Status ParquetPartWriter::WriteTable(const arrow::Table& table) {
+  arrow::TableBatchReader reader(table);
+  std::shared_ptr<arrow::RecordBatch> batch;
+  while (true) {
+    ARROW_RETURN_NOT_OK(reader.ReadNext(&batch));
+    if (!batch) return arrow::Status::OK();
+    ARROW_RETURN_NOT_OK(Write(std::move(batch)));
+  }
 }
 
 arrow::Result<std::vector<PartFile>> ParquetPartWriter::Finish(const std::string& flow) {

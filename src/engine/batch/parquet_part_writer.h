@@ -39,6 +39,8 @@ class ParquetPartWriter {
 
   // REQUIRES: batch->schema() equals the schema given to Open.
   arrow::Status Write(std::shared_ptr<arrow::RecordBatch> batch);
+  // Writes every row of `table`, batch by batch (same requirement).
+  arrow::Status WriteTable(const arrow::Table& table);
   // Closes the files; the parts are tagged with `flow`. Must be called once;
   // after an error the written files are garbage (the caller abandons the dir).
   arrow::Result<std::vector<PartFile>> Finish(const std::string& flow);

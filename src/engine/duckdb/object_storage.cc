@@ -55,4 +55,9 @@ arrow::Status EnableObjectStorage(DuckDbSession& session, const S3Settings& sett
   return arrow::Status::OK();
 }
 
+arrow::Status EnableObjectStorage(DuckDbSession& session, const std::string& location) {
+  ARROW_ASSIGN_OR_RAISE(S3Settings settings, ReadS3Settings(location));
+  return EnableObjectStorage(session, settings);
+}
+
 }  // namespace thund::engine

@@ -32,5 +32,7 @@ std::string DuckDbExtensionDir();
 // Loads httpfs into `session` (once per session) and (re)creates its S3
 // secret. Errors say where the extension was looked for and what to run.
 arrow::Status EnableObjectStorage(DuckDbSession& session, const S3Settings& settings);
+// The same with the settings of `location` (the AWS_* variables).
+arrow::Status EnableObjectStorage(DuckDbSession& session, const std::string& location);
 
 }  // namespace thund::engine
