@@ -58,3 +58,10 @@ find_library(THUND_XXHASH_LIB xxhash REQUIRED)
 add_library(thund::xxhash UNKNOWN IMPORTED GLOBAL)
 set_target_properties(thund::xxhash PROPERTIES IMPORTED_LOCATION "${THUND_XXHASH_LIB}")
 target_include_directories(thund::xxhash SYSTEM INTERFACE "${THUND_XXHASH_INCLUDE}")
+
+# gRPC + protobuf (Debian libgrpc++-dev, protobuf-compiler-grpc): the Spark
+# backend's Spark Connect client (src/backend/spark/). Stubs are generated at
+# build time from thund's own minimal .proto (src/backend/spark/proto/).
+find_package(Protobuf REQUIRED)
+find_package(gRPC CONFIG REQUIRED)
+find_program(THUND_GRPC_CPP_PLUGIN grpc_cpp_plugin REQUIRED)

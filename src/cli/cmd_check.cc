@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/loaded.h"
+#include "cli/spark_cli.h"
 #include "thund/diagnostic.h"
 
 namespace thund::cli {
@@ -14,11 +15,16 @@ struct CheckOptions {
   std::string path;
   std::string format = "human";  // human | json
   std::string backend = "native";  // native | spark
+  SparkCliOptions spark;
 };
 
 int RunCheck(const CheckOptions& o) {
   Loaded l = LoadAndValidate(
       o.path, o.backend == "spark" ? CheckBackend::kSpark : CheckBackend::kNative);
+  if (o.backend == "spark" && l.parsed && !HasErrors(l.diagnostics)) {
+    // What Spark cannot run (errors) and runs differently (notes).
+    for (auto& d : SparkCheckDiagnostics(l.pipeline, o.spark)) l.diagnostics.push_back(d);
+  }
   const bool ok = !HasErrors(l.diagnostics);
   if (o.format == "json") {
     std::cout << DiagnosticsJson(l.diagnostics) << "\n";
@@ -40,9 +46,10 @@ void RegisterCheck(CLI::App& app, int* exit_code) {
   c->add_option("PATH", o->path, "pipeline file (.yaml/.yml/.json), .sql file, spark-pipeline.yml, or a directory holding one")->required();
   c->add_option("--format", o->format, "output format")->check(CLI::IsMember({"human", "json"}));
   c->add_option("--backend", o->backend,
-                "the engine the SQL is checked for: native (DuckDB's functions) or spark (graph "
-                "and IR rules only; Spark checks its own SQL)")
+                "the engine the pipeline is checked for: native, or spark (what the chosen "
+                "Spark version cannot run is an error, what it runs differently a note)")
       ->check(CLI::IsMember({"native", "spark"}));
+  AddSparkOptions(c, &o->spark, /*with_storage=*/false);
   c->callback([o, exit_code] { *exit_code = RunCheck(*o); });
 }
 

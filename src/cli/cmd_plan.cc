@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/loaded.h"
+#include "cli/spark_cli.h"
 #include "thund/duration.h"
 #include "thund/validate.h"
 
@@ -18,6 +19,8 @@ namespace {
 struct PlanOptions {
   std::string path;
   std::string format = "human";  // human | json
+  std::string backend = "native";
+  SparkCliOptions spark;
 };
 
 struct FlowPlan {
@@ -117,6 +120,10 @@ int RunPlan(const PlanOptions& o) {
     fp.capabilities = RequiredCapabilities(l.pipeline, *f);
     plan.push_back(std::move(fp));
   }
+  if (o.backend == "spark") {
+    for (auto& d : SparkCheckDiagnostics(l.pipeline, o.spark)) l.diagnostics.push_back(d);
+    if (ReportPlanErrors(l, o.path, o.format)) return kFailed;
+  }
   if (o.format == "json") {
     nlohmann::json j = ToJson(l.pipeline, plan);
     j["diagnostics"] = nlohmann::json::parse(DiagnosticsJson(l.diagnostics))["diagnostics"];
@@ -135,6 +142,11 @@ void RegisterPlan(CLI::App& app, int* exit_code) {
   auto* p = app.add_subcommand("plan", "Print the flows in execution order with what each needs.");
   p->add_option("PATH", o->path, "pipeline file (.yaml/.yml/.json), .sql file, spark-pipeline.yml, or a directory holding one")->required();
   p->add_option("--format", o->format, "output format")->check(CLI::IsMember({"human", "json"}));
+  p->add_option("--backend", o->backend,
+                "native, or spark: also what Spark cannot run (errors) and runs differently "
+                "(notes)")
+      ->check(CLI::IsMember({"native", "spark"}));
+  AddSparkOptions(p, &o->spark, /*with_storage=*/false);
   p->callback([o, exit_code] { *exit_code = RunPlan(*o); });
 }
 

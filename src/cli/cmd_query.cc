@@ -8,6 +8,7 @@
 #include "backend/native/stored_catalog.h"
 #include "cli/commands.h"
 #include "cli/loaded.h"
+#include "cli/spark_cli.h"
 #include "engine/batch/query_output.h"
 #include "thund/sql_dialect.h"
 
@@ -20,9 +21,13 @@ struct QueryOptions {
   std::string storage;
   std::string format = "table";
   std::string output;
+  std::string backend = "native";
+  SparkCliOptions spark;
 };
 
 int RunQuery(const QueryOptions& o) {
+  // On Spark the SQL is Spark's own and runs there, over what Spark stored.
+  if (o.backend == "spark") return PrintSparkQuery(o.spark, o.sql, o.format, o.output);
   auto format = engine::batch::ParseOutputFormat(o.format);
   if (!format.ok()) {
     std::cerr << "error: " << format.status().message() << "\n";
@@ -71,6 +76,10 @@ void RegisterQuery(CLI::App& app, int* exit_code) {
   c->add_option("--format", o->format, "table, csv, json or parquet")
       ->check(CLI::IsMember({"table", "csv", "json", "parquet"}));
   c->add_option("--output,-o", o->output, "write to this file instead of standard output");
+  c->add_option("--backend", o->backend,
+                "where the datasets are: native, or spark (the SQL runs on Spark; --remote)")
+      ->check(CLI::IsMember({"native", "spark"}));
+  AddSparkOptions(c, &o->spark, /*with_storage=*/false);
   c->callback([o, exit_code] { *exit_code = RunQuery(*o); });
 }
 

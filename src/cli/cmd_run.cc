@@ -1,4 +1,5 @@
-// thund run PATH: run a pipeline on the native engine (batch and streaming).
+// thund run PATH: run a pipeline on the native engine (batch and streaming), or
+// with --backend spark on a Spark Connect server (docs/spark.md).
 #include <unistd.h>
 
 #include <atomic>
@@ -13,6 +14,7 @@
 #include "backend/native/native_backend.h"
 #include "cli/commands.h"
 #include "cli/loaded.h"
+#include "cli/spark_cli.h"
 
 namespace thund::cli {
 namespace {
@@ -30,6 +32,8 @@ struct RunCliOptions {
   bool no_hash_merge = false;
   bool no_hop_panes = false;
   bool no_direct_partial = false;
+  std::string backend = "native";  // native | spark
+  SparkCliOptions spark;
 };
 
 // Ctrl-C (SIGINT) or SIGTERM asks the run to stop cleanly: a streaming run
@@ -79,7 +83,8 @@ class HumanEvents {
 };
 
 int RunRun(const RunCliOptions& o) {
-  Loaded l = LoadAndValidate(o.path);
+  const bool on_spark = o.backend == "spark";
+  Loaded l = LoadAndValidate(o.path, on_spark ? CheckBackend::kSpark : CheckBackend::kNative);
   if (!l.parsed || HasErrors(l.diagnostics)) {
     PrintDiagnosticsHuman(l, std::cerr);
     return kFailed;
@@ -92,7 +97,12 @@ int RunRun(const RunCliOptions& o) {
       return kUsage;
     }
   }
-  auto backend = native::NativeBackend::Make();
+  std::shared_ptr<ExecBackend> backend;
+  if (on_spark) {
+    backend = spark::SparkBackend::Make(BackendOptions(o.spark));
+  } else {
+    backend = native::NativeBackend::Make();
+  }
   Loaded checked = l;
   checked.diagnostics = backend->Check(l.pipeline);
   if (HasErrors(checked.diagnostics)) {
@@ -165,6 +175,11 @@ void RegisterRun(CLI::App& app, int* exit_code) {
                 "mode wins)")
       ->check(CLI::IsMember(
           {Name(StreamingMode::kRecompute), Name(StreamingMode::kIncremental)}));
+  c->add_option("--backend", o->backend,
+                "the engine: native (this machine) or spark (a Spark Connect server; see "
+                "--remote)")
+      ->check(CLI::IsMember({"native", "spark"}));
+  AddSparkOptions(c, &o->spark, /*with_storage=*/true);
   c->callback([o, exit_code] { *exit_code = RunRun(*o); });
 }
 

@@ -8,6 +8,7 @@
 #include "backend/native/stored_catalog.h"
 #include "cli/commands.h"
 #include "cli/loaded.h"
+#include "cli/spark_cli.h"
 #include "engine/batch/query_output.h"
 #include "engine/duckdb/sql_quote.h"
 
@@ -21,9 +22,18 @@ struct ShowOptions {
   int64_t limit = -1;  // -1: 20 for table output, all rows otherwise
   std::string format = "table";
   std::string output;
+  std::string backend = "native";
+  SparkCliOptions spark;
 };
 
 int RunShow(const ShowOptions& o) {
+  if (o.backend == "spark") {
+    // The dataset as Spark stores it, read through Spark Connect (Arrow).
+    std::string sql = "SELECT * FROM " + SparkName(o.dataset);
+    const int64_t limit = o.limit >= 0 ? o.limit : (o.format == "table" ? 20 : -1);
+    if (limit >= 0) sql += " LIMIT " + std::to_string(limit);
+    return PrintSparkQuery(o.spark, sql, o.format, o.output);
+  }
   if (o.path.empty() && o.storage.empty()) {
     std::cerr << "error: give the pipeline PATH or --storage DIR to say where the data is\n";
     return kUsage;
@@ -92,6 +102,9 @@ void RegisterShow(CLI::App& app, int* exit_code) {
   c->add_option("--format", o->format, "table, csv, json or parquet")
       ->check(CLI::IsMember({"table", "csv", "json", "parquet"}));
   c->add_option("--output,-o", o->output, "write to this file instead of standard output");
+  c->add_option("--backend", o->backend, "where the dataset is: native or spark (--remote)")
+      ->check(CLI::IsMember({"native", "spark"}));
+  AddSparkOptions(c, &o->spark, /*with_storage=*/false);
   c->callback([o, exit_code] { *exit_code = RunShow(*o); });
 }
 

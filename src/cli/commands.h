@@ -24,5 +24,6 @@ void RegisterQuery(CLI::App& app, int* exit_code);
 void RegisterRuns(CLI::App& app, int* exit_code);
 void RegisterCopy(CLI::App& app, int* exit_code);
 void RegisterExplain(CLI::App& app, int* exit_code);
+void RegisterLower(CLI::App& app, int* exit_code);
 
 }  // namespace thund::cli

@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
   RegisterCheck(app, &exit_code);
   RegisterPlan(app, &exit_code);
   RegisterExplain(app, &exit_code);
+  RegisterLower(app, &exit_code);
   RegisterFmt(app, &exit_code);
   RegisterRun(app, &exit_code);
   RegisterShow(app, &exit_code);

@@ -1,0 +1,215 @@
+#include "backend/spark/spark_backend.h"
+
+#include <algorithm>
+#include <chrono>
+#include <regex>
+
+#include <arrow/scalar.h>
+#include <arrow/table.h>
+#include <fmt/format.h>
+
+#include "authoring/sql/sql_internal.h"
+
+namespace thund::spark {
+namespace {
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+// Per dataset: the final state of each Spark flow that writes it.
+struct FlowStates {
+  std::map<std::string, std::string> state;    // spark flow (lower) -> last state
+  std::map<std::string, std::string> error;    // spark flow (lower) -> failure message
+};
+
+}  // namespace
+
+std::optional<SparkFlowEvent> ParseSparkFlowEvent(const std::string& message) {
+  static const std::regex re("^Flow '?([^' ]+)'? (?:is|has) ([A-Z_]+)\\b");
+  std::smatch m;
+  if (!std::regex_search(message, m, re)) return std::nullopt;
+  std::string name = m[1].str();
+  // Spark qualifies names (spark_catalog.default.x, possibly back-quoted).
+  name.erase(std::remove(name.begin(), name.end(), '`'), name.end());
+  const size_t dot = name.rfind('.');
+  if (dot != std::string::npos) name = name.substr(dot + 1);
+  return SparkFlowEvent{name, m[2].str()};
+}
+
+std::unique_ptr<SparkBackend> SparkBackend::Make(SparkBackendOptions options) {
+  return std::unique_ptr<SparkBackend>(new SparkBackend(std::move(options)));
+}
+
+Diagnostics SparkBackend::Check(const Pipeline& p) const {
+  return LowerToSpark(p, {options_.version, options_.storage}).diagnostics;
+}
+
+arrow::Result<RunSummary> SparkBackend::Run(const Pipeline& p, const RunOptions& options) {
+  const int64_t started = NowMs();
+  auto emit = [&](RunEvent e) {
+    if (!e.time_ms) e.time_ms = NowMs();
+    if (options.on_event) options.on_event(e);
+  };
+  SparkLowering lowering = LowerToSpark(p, {options_.version, options_.storage});
+  for (const auto& d : lowering.diagnostics) {
+    if (d.severity == Severity::kError) {
+      return arrow::Status::Invalid("Spark cannot run this pipeline: ", d.ToString());
+    }
+  }
+  const SparkProject& proj = lowering.project;
+  RunSummary summary;
+  summary.pipeline = p.name;
+  summary.started_ms = started;
+  summary.mode = fmt::format("spark {} ({})", Name(options_.version), options_.remote);
+  for (const auto& r : proj.report) {
+    RunEvent e;
+    e.kind = r.flow.empty() ? RunEvent::Kind::kMessage : RunEvent::Kind::kFallback;
+    e.flow = r.flow;
+    e.dataset = r.dataset;
+    std::string text = ReportText({r});
+    while (!text.empty() && text.back() == '\n') text.pop_back();
+    e.message = r.flow.empty() ? "on Spark, " + text : ReportLine(r);
+    summary.notes.push_back(text);
+    emit(std::move(e));
+  }
+  {
+    RunEvent e;
+    e.kind = RunEvent::Kind::kPhase;
+    e.phase = RunPhase::kStarting;
+    emit(e);
+  }
+  ARROW_ASSIGN_OR_RAISE(SparkRemote remote, ParseSparkRemote(options_.remote));
+  ARROW_ASSIGN_OR_RAISE(auto client,
+                        SparkConnectClient::Connect(remote, options_.connect_timeout_ms));
+  if (!proj.database.empty()) {
+    // SDP does not create the spec's schema (SCHEMA_NOT_FOUND otherwise).
+    std::string schema = sqlp::QuoteName(proj.database);
+    if (!proj.catalog.empty()) schema = sqlp::QuoteName(proj.catalog) + "." + schema;
+    ARROW_RETURN_NOT_OK(client->ExecuteSql("CREATE SCHEMA IF NOT EXISTS " + schema));
+  }
+  // The spec's configuration is the session's, as spark-pipelines sets it.
+  for (const auto& [k, v] : proj.configuration) {
+    ARROW_RETURN_NOT_OK(client->ExecuteSql("SET " + k + " = " + v));
+  }
+  ARROW_ASSIGN_OR_RAISE(std::string graph,
+                        client->CreateDataflowGraph(proj.catalog, proj.database,
+                                                    proj.configuration));
+  summary.run_id = graph;
+  for (const auto& [path, text] : proj.sql_files) {
+    ARROW_RETURN_NOT_OK(client->DefineSqlGraphElements(graph, path, text));
+  }
+  for (const auto& o : proj.outputs) ARROW_RETURN_NOT_OK(client->DefineOutput(graph, o));
+  for (const auto& f : proj.flows) ARROW_RETURN_NOT_OK(client->DefineFlow(graph, f));
+
+  // Spark's flow names -> the thund dataset they write.
+  std::map<std::string, std::string> dataset_of;
+  for (const auto& d : p.datasets) dataset_of[Lower(d.name)] = d.name;
+  for (const auto& f : p.flows) dataset_of[Lower(f.name)] = f.target;
+  FlowStates states;
+  StartRunOptions start;
+  start.full_refresh.assign(options.full_refresh.begin(), options.full_refresh.end());
+  start.full_refresh_all = options.full_refresh_all;
+  start.refresh.assign(options.refresh.begin(), options.refresh.end());
+  start.storage = proj.storage;
+  {
+    RunEvent e;
+    e.kind = RunEvent::Kind::kPhase;
+    e.phase = RunPhase::kRunning;
+    emit(e);
+  }
+  arrow::Status run = client->StartRun(graph, start, [&](int64_t ms, const std::string& msg) {
+    RunEvent e;
+    e.time_ms = ms;
+    auto fe = ParseSparkFlowEvent(msg);
+    if (!fe) {
+      e.kind = RunEvent::Kind::kMessage;
+      e.message = "spark: " + msg;
+      emit(std::move(e));
+      return;
+    }
+    const std::string key = Lower(fe->flow);
+    auto ds = dataset_of.find(key);
+    if (ds == dataset_of.end()) return;  // an internal flow (a file view)
+    states.state[key] = fe->state;
+    e.flow = fe->flow;
+    e.dataset = ds->second;
+    if (fe->state == "FAILED") {
+      states.error[key] = msg;
+      e.kind = RunEvent::Kind::kFlowFailed;
+      e.message = msg;
+    } else if (fe->state == "COMPLETED") {
+      e.kind = RunEvent::Kind::kFlowFinished;
+    } else if (fe->state == "RUNNING") {
+      e.kind = RunEvent::Kind::kFlowStarted;
+    } else {
+      e.kind = RunEvent::Kind::kMessage;
+      e.message = "spark: " + msg;
+    }
+    emit(std::move(e));
+  });
+  (void)client->DropDataflowGraph(graph);  // best effort: the run is over either way
+
+  // Outcomes: a dataset failed when one of its flows ended FAILED.
+  std::map<std::string, std::vector<std::string>> flows_of;  // dataset -> spark flows
+  for (const auto& [flow, ds] : dataset_of) flows_of[ds].push_back(flow);
+  bool failed = !run.ok();
+  if (!run.ok()) summary.error = run.message();
+  for (const auto& d : p.datasets) {
+    DatasetOutcome o;
+    o.dataset = d.name;
+    std::string state;
+    for (const auto& f : flows_of[d.name]) {
+      auto it = states.state.find(f);
+      if (it == states.state.end()) continue;
+      if (it->second == "FAILED") {
+        state = "FAILED";
+        o.reason = states.error[f];
+        break;
+      }
+      state = it->second;
+    }
+    if (state == "FAILED") {
+      o.status = DatasetStatus::kFailed;
+      failed = true;
+      if (summary.error.empty()) summary.error = o.reason;
+    } else if (state == "COMPLETED") {
+      o.status = DatasetStatus::kComputed;
+      o.reason = "computed on Spark";
+    } else if (d.kind == DatasetKind::kView || d.kind == DatasetKind::kTemporaryView) {
+      o.status = DatasetStatus::kComputed;
+      o.reason = "view defined on Spark";
+    } else {
+      o.status = run.ok() ? DatasetStatus::kSkipped : DatasetStatus::kFailed;
+      o.reason = state.empty() ? "Spark ran no flow of it" : "its flow ended " + state;
+    }
+    if (o.status == DatasetStatus::kComputed && IsStored(d.kind)) {
+      auto count = client->Query("SELECT count(*) AS n FROM " + sqlp::QuoteName(d.name));
+      if (count.ok() && (*count)->num_rows() == 1) {
+        auto scalar = (*count)->column(0)->GetScalar(0);
+        if (scalar.ok()) {
+          auto v = (*scalar)->CastTo(arrow::int64());
+          if (v.ok()) o.rows_written = std::static_pointer_cast<arrow::Int64Scalar>(*v)->value;
+        }
+      }
+    }
+    summary.datasets.push_back(std::move(o));
+  }
+  summary.status = failed ? RunPhase::kFailed : RunPhase::kCompleted;
+  summary.duration_ms = NowMs() - started;
+  RunEvent e;
+  e.kind = RunEvent::Kind::kPhase;
+  e.phase = summary.status;
+  e.message = summary.error;
+  emit(e);
+  return summary;
+}
+
+}  // namespace thund::spark
