@@ -66,6 +66,32 @@ struct Lowerer {
     }
   }
 
+  // SQL that thund reads and Spark does not: the Flink-style window table
+  // functions. (thund's read_files() inside a larger query plans as DuckDB's
+  // read_csv/read_parquet, like Spark's csv.`path`, so it is not told apart
+  // here; Spark refuses it at analysis and the run fails.)
+  void CheckSql(const Flow& f) {
+    if (f.sql.empty()) return;
+    plan::PlanPtr root;
+    if (auto it = plans.find(f.name); it != plans.end()) root = it->second;
+    if (!root) {
+      auto unbound = sql::PlanQuery(f.sql);
+      if (!unbound.ok()) return;  // Validate reports a body that does not plan
+      root = *unbound;
+    }
+    const Dataset* target = p.FindDataset(f.target);
+    for (const plan::PlanNode* n : plan::Nodes(*root)) {
+      if (n->kind == plan::NodeKind::kWindowAssign && n->window.from_table_function) {
+        Refuse(&f, target,
+               fmt::format("flow '{}': window table functions (TUMBLE, HOP, SESSION) are "
+                           "thund's; Spark has none",
+                           f.name),
+               "write the window as Spark does: GROUP BY window(ts, '1 minute') (or "
+               "session_window(ts, '30 seconds')) and select window.start, window.end");
+      }
+    }
+  }
+
   // What the flow's body says itself (WATERMARK clause, window()).
   std::optional<StreamingSpec> Implied(const Flow& f) {
     if (f.sql.empty()) return std::nullopt;
@@ -505,6 +531,7 @@ struct Lowerer {
     if (auto planned = sql::PlanPipeline(p); planned.ok()) plans = std::move(*planned);
     for (const Flow& f : p.flows) {
       CheckCapabilities(f);
+      CheckSql(f);
       if (f.cdc) continue;  // refused above
       CheckStreaming(f, p.FindDataset(f.target));
     }
