@@ -29,7 +29,18 @@ struct ShowOptions {
 int RunShow(const ShowOptions& o) {
   if (o.backend == "spark") {
     // The dataset as Spark stores it, read through Spark Connect (Arrow).
-    std::string sql = "SELECT * FROM " + SparkName(o.dataset);
+    // With PATH, the dataset is in the pipeline's schema (and catalog).
+    std::string name = o.dataset;
+    if (!o.path.empty()) {
+      Loaded l = LoadAndValidate(o.path, CheckBackend::kSpark);
+      if (!l.parsed) {
+        PrintDiagnosticsHuman(l, std::cerr);
+        return kFailed;
+      }
+      if (!l.pipeline.database.empty()) name = l.pipeline.database + "." + name;
+      if (!l.pipeline.catalog.empty()) name = l.pipeline.catalog + "." + name;
+    }
+    std::string sql = "SELECT * FROM " + SparkName(name);
     const int64_t limit = o.limit >= 0 ? o.limit : (o.format == "table" ? 20 : -1);
     if (limit >= 0) sql += " LIMIT " + std::to_string(limit);
     return PrintSparkQuery(o.spark, sql, o.format, o.output);

@@ -58,7 +58,15 @@ Diagnostics SparkCheckDiagnostics(const Pipeline& p, const SparkCliOptions& o) {
 
 std::string SparkName(const std::string& name) {
   std::string out = "`";
-  for (char c : name) out += c == '`' ? std::string("``") : std::string(1, c);
+  for (char c : name) {
+    if (c == '`') {
+      out += "``";
+    } else if (c == '.') {
+      out += "`.`";
+    } else {
+      out += c;
+    }
+  }
   return out + "`";
 }
 

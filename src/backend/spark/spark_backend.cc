@@ -24,6 +24,14 @@ std::string Lower(std::string s) {
   return s;
 }
 
+// The first line of a failure event's error ("Error: [CLASS] message"), else
+// its first line.
+std::string FailureText(const std::string& msg) {
+  const size_t at = msg.find("Error: ");
+  std::string text = at == std::string::npos ? msg : msg.substr(at + 7);
+  return text.substr(0, text.find('\n'));
+}
+
 // Per dataset: the final state of each Spark flow that writes it.
 struct FlowStates {
   std::map<std::string, std::string> state;    // spark flow (lower) -> last state
@@ -33,7 +41,8 @@ struct FlowStates {
 }  // namespace
 
 std::optional<SparkFlowEvent> ParseSparkFlowEvent(const std::string& message) {
-  static const std::regex re("^Flow '?([^' ]+)'? (?:is|has) ([A-Z_]+)\\b");
+  // "Flow x is RUNNING.", "Flow 'x' has FAILED.", "Flow 'x' SKIPPED due to ..."
+  static const std::regex re("^Flow '?([^' ]+)'? (?:is |has )?([A-Z_]+)\\b");
   std::smatch m;
   if (!std::regex_search(message, m, re)) return std::nullopt;
   std::string name = m[1].str();
@@ -142,13 +151,16 @@ arrow::Result<RunSummary> SparkBackend::Run(const Pipeline& p, const RunOptions&
     e.flow = fe->flow;
     e.dataset = ds->second;
     if (fe->state == "FAILED") {
-      states.error[key] = msg;
+      states.error[key] = FailureText(msg);
       e.kind = RunEvent::Kind::kFlowFailed;
       e.message = msg;
     } else if (fe->state == "COMPLETED") {
       e.kind = RunEvent::Kind::kFlowFinished;
     } else if (fe->state == "RUNNING") {
       e.kind = RunEvent::Kind::kFlowStarted;
+    } else if (fe->state == "SKIPPED") {
+      e.kind = RunEvent::Kind::kFlowSkipped;
+      e.message = "an upstream flow failed";
     } else {
       e.kind = RunEvent::Kind::kMessage;
       e.message = "spark: " + msg;
@@ -184,14 +196,19 @@ arrow::Result<RunSummary> SparkBackend::Run(const Pipeline& p, const RunOptions&
       o.status = DatasetStatus::kComputed;
       o.reason = "computed on Spark";
     } else if (d.kind == DatasetKind::kView || d.kind == DatasetKind::kTemporaryView) {
-      o.status = DatasetStatus::kComputed;
-      o.reason = "view defined on Spark";
+      o.status = run.ok() ? DatasetStatus::kComputed : DatasetStatus::kSkipped;
+      o.reason = run.ok() ? "view defined on Spark" : "the run failed";
+    } else if (state == "SKIPPED") {
+      o.status = DatasetStatus::kSkipped;
+      o.reason = "an upstream flow failed on Spark";
     } else {
-      o.status = run.ok() ? DatasetStatus::kSkipped : DatasetStatus::kFailed;
-      o.reason = state.empty() ? "Spark ran no flow of it" : "its flow ended " + state;
+      o.status = DatasetStatus::kSkipped;
+      o.reason = !run.ok()       ? "not run: the run failed"
+                 : state.empty() ? "Spark ran no flow of it"
+                                 : "its flow ended " + state;
     }
     if (o.status == DatasetStatus::kComputed && IsStored(d.kind)) {
-      auto count = client->Query("SELECT count(*) AS n FROM " + sqlp::QuoteName(d.name));
+      auto count = client->Query("SELECT count(*) AS n FROM " + QualifiedName(proj, d.name));
       if (count.ok() && (*count)->num_rows() == 1) {
         auto scalar = (*count)->column(0)->GetScalar(0);
         if (scalar.ok()) {

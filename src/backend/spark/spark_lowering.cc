@@ -625,6 +625,18 @@ SparkLowering LowerToSpark(const Pipeline& p, const SparkLowerOptions& options) 
   return std::move(l.out);
 }
 
+std::string QualifiedName(const SparkProject& proj, const std::string& dataset) {
+  auto quote = [](const std::string& part) {
+    std::string out = "`";
+    for (char c : part) out += c == '`' ? std::string("``") : std::string(1, c);
+    return out + "`";
+  };
+  std::string out = quote(dataset);
+  if (!proj.database.empty()) out = quote(proj.database) + "." + out;
+  if (!proj.catalog.empty()) out = quote(proj.catalog) + "." + out;
+  return out;
+}
+
 std::map<std::string, std::string> ProjectFiles(const SparkProject& proj) {
   std::map<std::string, std::string> files = proj.sql_files;
   std::string spec = "# Written by `thund lower --to spark` (docs/spark.md).\n";

@@ -100,6 +100,10 @@ struct SparkLowering {
 // Lowers a validated pipeline. Never fails: problems are diagnostics.
 SparkLowering LowerToSpark(const Pipeline& p, const SparkLowerOptions& options = {});
 
+// `dataset` as Spark names it in the project's catalog and schema, each part
+// back-quoted: `db`.`t`.
+std::string QualifiedName(const SparkProject& project, const std::string& dataset);
+
 // The project as files: spark-pipeline.yml, the SQL files and, when there are
 // elements outside SQL, transformations/thund_definitions.py. Keys are paths
 // relative to the project root.
