@@ -3,13 +3,17 @@
 # everything is present it finishes in about a second and downloads nothing.
 #
 #   scripts/bootstrap.sh            # Debian packages, Arrow C++ (pyarrow wheel), DuckDB,
-#                                   # moto (S3-compatible server for the tests)
+#                                   # moto (S3-compatible server for the tests), Spark
+#   scripts/bootstrap.sh --no-spark # the same without Spark (the native engine only)
 #
 # Layout (all project-local, ignored by git):
 #   .deps/venv/        Python venv holding pyarrow==26.0.1 (Arrow C++ headers + libs)
 #                      and moto[server]==5.2.5 (bin/moto_server: the tests' S3 endpoint)
 #   .deps/duckdb/      libduckdb.so + duckdb.h (DuckDB 1.4.4, from npm, no scripts run),
 #                      extensions/.../httpfs.duckdb_extension (PyPI duckdb-extension-httpfs)
+#   .deps/spark/       Python venv holding pyspark[pipelines]==4.3.0 (Spark + its JVM jars,
+#                      spark-submit, spark-pipelines): the Spark backend's tests start a
+#                      Spark Connect server from it (scripts/spark_server.sh; Java 17)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -18,9 +22,15 @@ PYARROW_VERSION="26.0.1"
 MOTO_VERSION="5.2.5"
 DUCKDB_LIB_PKG="@duckdb/node-bindings-linux-x64@1.4.4-r.4"
 DUCKDB_SRC_PKG="duckdb@1.4.4"
+PYSPARK_VERSION="4.3.0"
+with_spark=1; [[ "${1:-}" == "--no-spark" ]] && with_spark=0
+# libgrpc++-dev, protobuf-compiler(-grpc): the Spark backend's Spark Connect client.
+# openjdk-17-jre-headless: Spark's JVM (already on most machines).
 DEB_PACKAGES=(build-essential cmake ninja-build ccache pkg-config python3-venv
   libgtest-dev libgmock-dev libbenchmark-dev libyaml-cpp-dev nlohmann-json3-dev
-  libcli11-dev libfmt-dev libxxhash-dev)
+  libcli11-dev libfmt-dev libxxhash-dev libgrpc++-dev libprotobuf-dev protobuf-compiler
+  protobuf-compiler-grpc)
+((with_spark)) && ! command -v java >/dev/null && DEB_PACKAGES+=(openjdk-17-jre-headless)
 
 log() { printf '[bootstrap] %s\n' "$*" >&2; }
 
@@ -89,4 +99,16 @@ os.replace(sys.argv[2] + ".tmp", sys.argv[2])
 PY
   rm -rf "$tmp_ext"
 fi
-log "ok (arrow + moto: $VENV, duckdb + httpfs: $DUCK)"
+# --- Spark (pyspark wheel: Spark's jars and launchers) for the Spark backend --
+SPARK_VENV="$DEPS/spark"
+spark_version() {
+  "$SPARK_VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("pyspark"))' \
+    2>/dev/null
+}
+if ((with_spark)) && [[ ! -x "$SPARK_VENV/bin/spark-pipelines" || "$(spark_version)" != "$PYSPARK_VERSION" ]]; then
+  log "installing pyspark[pipelines]==$PYSPARK_VERSION (about 1 GB, a few minutes)"
+  [[ -x "$SPARK_VENV/bin/python" ]] || "$PY" -m venv "$SPARK_VENV"
+  "$SPARK_VENV/bin/pip" install -q --disable-pip-version-check \
+    "pyspark[pipelines]==$PYSPARK_VERSION" "pandas<3"
+fi
+log "ok (arrow + moto: $VENV, duckdb + httpfs: $DUCK$( ((with_spark)) && echo ", spark: $SPARK_VENV"))"

@@ -10,7 +10,8 @@ case "$flavor" in
   asan) dir="$ROOT/build-asan"; extra=(-DCMAKE_BUILD_TYPE=Debug -DTHUND_SANITIZE=ON -DTHUND_BUILD_BENCH=OFF) ;;
   *) echo "usage: scripts/build.sh [release|asan]" >&2; exit 2 ;;
 esac
-"$ROOT/scripts/bootstrap.sh"
+# THUND_BOOTSTRAP_ARGS=--no-spark (scripts/demo.sh) skips installing Spark.
+"$ROOT/scripts/bootstrap.sh" ${THUND_BOOTSTRAP_ARGS:-}
 # Let ccache share objects between clones of the tree (paths made relative).
 export CCACHE_BASEDIR="$ROOT" CCACHE_NOHASHDIR=1
 if [[ ! -f "$dir/build.ninja" ]]; then

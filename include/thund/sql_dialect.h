@@ -38,6 +38,21 @@ struct SparkFunctionMapping {
 };
 std::vector<SparkFunctionMapping> SparkFunctionTable();
 
+// A function call in a Spark SQL query as written (before any translation).
+struct WrittenCall {
+  std::string name;             // lower case
+  int line = 0;                 // 1-based, inside the query
+  int column = 0;
+  bool table_function = false;  // a FROM-clause relation: range(...), read_files(...)
+};
+// Every `name(...)` call of the query as the user wrote it, in order: scalar,
+// aggregate and window functions, and table functions. Not calls: a type
+// after AS / ::, a table after INTO / TABLE, a LATERAL VIEW generator's
+// alias, and clause words followed by "(" (IN, EXISTS, VALUES, OVER, FILTER,
+// USING, ON, ...). Empty when the text does not lex. For checking a query
+// against another engine's function list (the Spark backend).
+std::vector<WrittenCall> SparkFunctionCalls(std::string_view spark_sql);
+
 // Names (lower case, first-seen order) of the functions a flow body calls
 // that DuckDB does not have, after SparkToDuckDb. Checked against DuckDB's
 // function catalog (duckdb_functions()) in a private in-memory database.

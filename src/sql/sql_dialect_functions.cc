@@ -464,6 +464,61 @@ bool IsBareName(std::string_view s) {
 
 }  // namespace
 
+}  // namespace thund::sql
+
+namespace thund {
+
+std::vector<WrittenCall> SparkFunctionCalls(std::string_view spark_sql) {
+  // Words that take "(" without being a call.
+  static const char* const kClauseWords[] = {
+      "in",     "exists", "values", "stream",  "over",     "filter",  "using", "on",
+      "and",    "or",     "not",    "when",    "then",     "else",    "select", "from",
+      "where",  "join",   "by",     "as",      "case",     "any",     "all",    "some",
+      "lateral", "tablesample", "pivot", "unpivot", "sets", "distinct", "with", "having",
+      "union",  "except", "intersect", "is",  "like",     "rlike",   "between", "row",
+      "return", "insert", "into",   "table",   "view",     "descriptor"};
+  // Words a call may follow (any other name before `x(` makes x an alias).
+  static const char* const kCallFollows[] = {
+      "select", "from",  "where", "and",    "or",     "not",    "on",     "by",
+      "when",   "then",  "else",  "case",   "join",   "having", "distinct", "all",
+      "any",    "some",  "in",    "is",     "like",   "rlike",  "between", "over",
+      "filter", "using", "lateral", "exists", "values", "return", "limit", "qualify",
+      "asc",    "desc",  "first", "last",   "union",  "except", "intersect", "stream",
+      "escape", "div",   "mod"};
+  sql::LexResult lex = sql::Lex(spark_sql);
+  if (lex.error) return {};
+  sql::Structure st = sql::Analyze(lex.tokens);
+  const sql::PassInput in{spark_sql, lex.tokens, st};
+  const auto& t = lex.tokens;
+  std::vector<WrittenCall> out;
+  for (size_t i = 0; i + 1 < t.size(); ++i) {
+    if (t[i].kind != sql::TokKind::kIdent || !sql::IsOp(t[i + 1], "(")) continue;
+    if (i > 0 && (sql::IsOp(t[i - 1], ".") || sql::IsOp(t[i - 1], "::") ||
+                  sql::IsWord(t[i - 1], "as") || sql::IsWord(t[i - 1], "into") ||
+                  sql::IsWord(t[i - 1], "table") || sql::IsWord(t[i - 1], "view"))) {
+      continue;  // a type, a table, or a LATERAL VIEW generator's alias
+    }
+    bool clause = false;
+    for (const char* w : kClauseWords) clause = clause || sql::IsWord(t[i], w);
+    if (clause) continue;
+    if (i > 0) {
+      // After ")" or a name, `x(...)` is an alias with column names:
+      // (VALUES ...) t(a, b), FROM tbl t(a, b).
+      const sql::Token& prev = t[i - 1];
+      bool after_word = false;
+      for (const char* w : kCallFollows) after_word = after_word || sql::IsWord(prev, w);
+      if (sql::IsOp(prev, ")") || (sql::IsIdentifier(prev) && !after_word)) continue;
+    }
+    out.push_back(WrittenCall{sql::ToLower(t[i].text), t[i].line, t[i].column,
+                              sql::AtRelationStart(in, i)});
+  }
+  return out;
+}
+
+}  // namespace thund
+
+namespace thund::sql {
+
 arrow::Status FunctionPass(const PassInput& in, std::vector<Edit>* out) {
   const auto& t = in.tokens;
   for (size_t i = 0; i + 1 < t.size(); ++i) {

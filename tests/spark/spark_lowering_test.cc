@@ -181,6 +181,11 @@ TEST(SparkLowering, RefusesWhatSparkWouldRunDifferently) {
              "TUMBLE(TABLE STREAM raw, DESCRIPTOR(ts), INTERVAL '1' MINUTE) GROUP BY "
              "window_start;",
        "window table functions (TUMBLE, HOP, SESSION) are thund's"},
+      {"CREATE MATERIALIZED VIEW j AS SELECT a.* FROM read_files('/x', format => 'csv') a "
+       "JOIN read_files('/y', format => 'csv') b USING (id);",
+       "Spark has no table function 'read_files'"},
+      {"CREATE MATERIALIZED VIEW d AS SELECT strftime(now(), '%Y') AS y, list_value(1, 2) AS l;",
+       "Spark has no function 'strftime'"},
       {raw + "CREATE STREAMING TABLE s;\n"
              "CREATE FLOW s1 AS INSERT INTO s BY NAME SELECT * FROM STREAM(raw);\n"
              "CREATE FLOW s2 AS INSERT INTO ONCE s BY NAME SELECT * FROM raw;",

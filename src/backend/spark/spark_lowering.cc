@@ -12,6 +12,7 @@
 
 #include "authoring/sql/sql_internal.h"
 #include "sql/sql_analysis.h"
+#include "thund/sql_dialect.h"
 #include "thund/type_names.h"
 #include "thund/validate.h"
 
@@ -23,6 +24,24 @@ using sqlp::QuoteName;
 
 constexpr const char* kCode = "spark-unsupported";
 
+// Spark's built-in functions (scripts/spark_functions.sh regenerates the list).
+const std::set<std::string>& SparkFunctions() {
+  static const std::set<std::string> names = {
+#include "backend/spark/spark_functions.inc"
+  };
+  return names;
+}
+
+// Where `call` (a position inside flow f's query) is in its file.
+SourceLocation CallLocation(const Flow& f, const WrittenCall& call) {
+  if (!f.sql_location.known()) return f.location;
+  SourceLocation loc = f.sql_location;
+  loc.line = f.sql_location.line + call.line - 1;
+  loc.column = call.line == 1 ? f.sql_location.column + call.column - 1
+                              : f.sql_indent + call.column;
+  return loc;
+}
+
 struct Lowerer {
   const Pipeline& p;
   SparkLowerOptions options;
@@ -30,6 +49,12 @@ struct Lowerer {
   std::map<std::string, plan::PlanPtr> plans;  // bound plans, by flow name
 
   void Refuse(const Flow* f, const Dataset* d, std::string message, std::string hint) {
+    // The rendering names the flow: do not say it twice.
+    if (f) {
+      for (const std::string& prefix : {"flow '" + f->name + "': ", "flow '" + f->name + "' "}) {
+        if (message.rfind(prefix, 0) == 0) message = message.substr(prefix.size());
+      }
+    }
     Diagnostic diag;
     diag.severity = Severity::kError;
     diag.code = kCode;
@@ -66,12 +91,26 @@ struct Lowerer {
     }
   }
 
-  // SQL that thund reads and Spark does not: the Flink-style window table
-  // functions. (thund's read_files() inside a larger query plans as DuckDB's
-  // read_csv/read_parquet, like Spark's csv.`path`, so it is not told apart
-  // here; Spark refuses it at analysis and the run fails.)
+  // SQL that thund reads and Spark does not: functions and table functions
+  // Spark lacks (read_files() inside a larger query, DuckDB-only functions),
+  // checked as written, and the Flink-style window table functions.
   void CheckSql(const Flow& f) {
     if (f.sql.empty()) return;
+    std::set<std::string> named;
+    for (const WrittenCall& call : SparkFunctionCalls(f.sql)) {
+      if (SparkFunctions().count(call.name) || !named.insert(call.name).second) continue;
+      if (call.name == "tumble" || call.name == "hop" || call.name == "session") continue;
+      Refuse(&f, p.FindDataset(f.target),
+             fmt::format("flow '{}': Spark has no {}function '{}'", f.name,
+                         call.table_function ? "table " : "", call.name),
+             sqlp::IsSourceFunction(call.name)
+                 ? "make the read the whole query of its own flow (SELECT * FROM "
+                   "read_files(...)), which thund lowers to Spark's file reader, or read "
+                   "files as Spark does: parquet.`path`, csv.`path`"
+                 : "use a function both engines have (docs/sql.md lists thund's Spark "
+                   "functions), or run the flow on the native backend");
+      out.diagnostics.back().location = CallLocation(f, call);
+    }
     plan::PlanPtr root;
     if (auto it = plans.find(f.name); it != plans.end()) root = it->second;
     if (!root) {
@@ -82,6 +121,7 @@ struct Lowerer {
     const Dataset* target = p.FindDataset(f.target);
     for (const plan::PlanNode* n : plan::Nodes(*root)) {
       if (n->kind == plan::NodeKind::kWindowAssign && n->window.from_table_function) {
+        if (!named.insert("(window table function)").second) continue;
         Refuse(&f, target,
                fmt::format("flow '{}': window table functions (TUMBLE, HOP, SESSION) are "
                            "thund's; Spark has none",
