@@ -671,9 +671,19 @@ std::string QualifiedName(const SparkProject& proj, const std::string& dataset) 
     for (char c : part) out += c == '`' ? std::string("``") : std::string(1, c);
     return out + "`";
   };
-  std::string out = quote(dataset);
-  if (!proj.database.empty()) out = quote(proj.database) + "." + out;
-  if (!proj.catalog.empty()) out = quote(proj.catalog) + "." + out;
+  // A name qualified in the pipeline (USE SCHEMA after a definition) keeps
+  // its own qualifier.
+  std::vector<std::string> parts;
+  for (size_t start = 0;;) {
+    const size_t dot = dataset.find('.', start);
+    parts.push_back(dataset.substr(start, dot - start));
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  if (parts.size() == 1 && !proj.database.empty()) parts.insert(parts.begin(), proj.database);
+  if (parts.size() == 2 && !proj.catalog.empty()) parts.insert(parts.begin(), proj.catalog);
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) out += (i ? "." : "") + quote(parts[i]);
   return out;
 }
 
