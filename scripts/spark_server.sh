@@ -6,8 +6,10 @@
 #   scripts/spark_server.sh stop DIR           # stop the server started with DIR
 #
 # DIR also holds the server's log and its warehouse (the Parquet files of the
-# tables a run writes). The catalog is in memory: tables are gone when the
-# server stops. Start waits until the server listens (at most 120 s).
+# tables a run writes). Local settings: 4 shuffle partitions (Spark's 200 make
+# every stateful micro-batch slow on a small machine), no UI. The catalog is
+# in memory: tables are gone when the server stops. Start waits until the
+# server listens (at most 120 s).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SPARK_VENV="${THUND_SPARK_VENV:-$ROOT/.deps/spark}"
@@ -36,6 +38,7 @@ case "$cmd" in
         --conf spark.connect.grpc.binding.port="$port" \
         --conf spark.sql.warehouse.dir="$dir/warehouse" \
         --conf spark.ui.enabled=false \
+        --conf spark.sql.shuffle.partitions=4 \
         --driver-java-options "-Dderby.system.home=$dir" \
         >"$dir/server.log" 2>&1 </dev/null
     ) &

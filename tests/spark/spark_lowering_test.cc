@@ -135,6 +135,30 @@ TEST(SparkLowering, ReportsEveryIgnoredKnob) {
   EXPECT_THAT(json, HasSubstr("\"knob\": \"state_ttl\""));
 }
 
+TEST(SparkLowering, ReportsDatasetKnobsSparkDoesNotKeep) {
+  Pipeline p("knobs");
+  StorageSpec csv;
+  csv.format = FileFormat::kCsv;
+  csv.location = "/data/lookup";
+  p.AddQuery(Dataset::Table("lookup").WithStorage(csv), "SELECT 1 AS code, 'a' AS label");
+  p.Add(Flow::FromSource(
+      "files", "files",
+      FileSource{"/data/in", FileFormat::kParquet, false, {{"max_files_per_trigger", "2"}}}));
+  p.Add(Dataset::MaterializedView("files"));
+  SparkLowering l = LowerToSpark(p);
+  ASSERT_TRUE(Errors(l).empty()) << Errors(l)[0];
+  for (const char* knob : {"kind", "location", "format", "source option"}) {
+    EXPECT_NE(Item(l, knob), nullptr) << knob;
+  }
+  EXPECT_EQ(Item(l, "kind")->dataset, "lookup");
+  EXPECT_EQ(Item(l, "source option")->value, "max_files_per_trigger = 2");
+  // A batch file source reads through a batch temporary view.
+  EXPECT_THAT(AllSql(l), HasSubstr("CREATE MATERIALIZED VIEW files AS\nSELECT * FROM "
+                                   "files__files;"));
+  ASSERT_EQ(l.project.flows.size(), 1u);
+  EXPECT_FALSE(l.project.flows[0].read->streaming);
+}
+
 TEST(SparkLowering, WatermarkAndWindowInTheQueryAreSparksOwn) {
   Pipeline p = Sql(
       "CREATE STREAMING TABLE raw AS SELECT * FROM STREAM read_files('/in', format => "
@@ -285,6 +309,14 @@ TEST(SparkEvents, ParsesSparksFlowMessages) {
   auto c = ParseSparkFlowEvent("Flow sink_flow is RUNNING.");
   ASSERT_TRUE(c);
   EXPECT_EQ(c->flow, "sink_flow");
+  auto d = ParseSparkFlowEvent(
+      "Failed to resolve flow: 'spark_catalog.w1.per_min'.\nError: [EVENT_TIME_IS_NOT_ON_...");
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->flow, "per_min");
+  EXPECT_EQ(d->state, "FAILED");
+  auto e = ParseSparkFlowEvent("Flow 'spark_catalog.default.s' SKIPPED due to upstream failure(s).");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->state, "SKIPPED");
   EXPECT_FALSE(ParseSparkFlowEvent("Run is COMPLETED."));
 }
 

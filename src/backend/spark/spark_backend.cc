@@ -43,14 +43,23 @@ struct FlowStates {
 std::optional<SparkFlowEvent> ParseSparkFlowEvent(const std::string& message) {
   // "Flow x is RUNNING.", "Flow 'x' has FAILED.", "Flow 'x' SKIPPED due to ..."
   static const std::regex re("^Flow '?([^' ]+)'? (?:is |has )?([A-Z_]+)\\b");
+  // "Failed to resolve flow: 'x'.\nError: ..." (analysis, before the run starts)
+  static const std::regex unresolved("^Failed to resolve flow: '([^']+)'");
   std::smatch m;
-  if (!std::regex_search(message, m, re)) return std::nullopt;
+  std::string state;
+  if (std::regex_search(message, m, unresolved)) {
+    state = "FAILED";
+  } else if (std::regex_search(message, m, re)) {
+    state = m[2].str();
+  } else {
+    return std::nullopt;
+  }
   std::string name = m[1].str();
   // Spark qualifies names (spark_catalog.default.x, possibly back-quoted).
   name.erase(std::remove(name.begin(), name.end(), '`'), name.end());
   const size_t dot = name.rfind('.');
   if (dot != std::string::npos) name = name.substr(dot + 1);
-  return SparkFlowEvent{name, m[2].str()};
+  return SparkFlowEvent{name, state};
 }
 
 std::unique_ptr<SparkBackend> SparkBackend::Make(SparkBackendOptions options) {

@@ -40,8 +40,9 @@ class SparkBackend : public ExecBackend {
 };
 
 // One pipeline event message of Spark ("Flow spark_catalog.default.x has
-// COMPLETED.", "Flow 'x' has FAILED.\nError: ...") as (flow, state); flow is
-// the last part of Spark's qualified name. nullopt for other messages.
+// COMPLETED.", "Flow 'x' has FAILED.\nError: ...", "Failed to resolve flow:
+// 'x'.\nError: ..." = FAILED) as (flow, state); flow is the last part of
+// Spark's qualified name. nullopt for other messages.
 struct SparkFlowEvent {
   std::string flow;
   std::string state;  // QUEUED, PLANNING, STARTING, RUNNING, COMPLETED, FAILED, ...

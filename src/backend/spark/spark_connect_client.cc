@@ -107,6 +107,11 @@ struct SparkConnectClient::Impl {
       return arrow::Status::IOError("no Spark Connect server at ", remote.ToString(), " (",
                                     st.error_message(), ")");
     }
+    if (st.error_message().find("http2 header") != std::string::npos ||
+        st.error_code() == grpc::StatusCode::UNIMPLEMENTED) {
+      return arrow::Status::IOError("what answers at ", remote.ToString(),
+                                    " is not a Spark Connect server (", st.error_message(), ")");
+    }
     return arrow::Status::IOError("Spark: ", st.error_message());
   }
 
@@ -137,10 +142,19 @@ arrow::Result<std::unique_ptr<SparkConnectClient>> SparkConnectClient::Connect(
                                             grpc::InsecureChannelCredentials(), args);
   const auto deadline =
       std::chrono::system_clock::now() + std::chrono::milliseconds(connect_timeout_ms);
-  if (!impl->channel->WaitForConnected(deadline)) {
-    return arrow::Status::IOError("no Spark Connect server at ", remote.ToString(),
-                                  " (nothing answered within ", connect_timeout_ms,
-                                  " ms); start one (docs/spark.md) or pass --remote");
+  // Ready, or the first failed attempt (refused, unreachable): no retrying
+  // until the deadline when nothing listens.
+  for (grpc_connectivity_state st = impl->channel->GetState(/*try_to_connect=*/true);
+       st != GRPC_CHANNEL_READY; st = impl->channel->GetState(true)) {
+    if (st == GRPC_CHANNEL_TRANSIENT_FAILURE || st == GRPC_CHANNEL_SHUTDOWN ||
+        !impl->channel->WaitForStateChange(st, deadline)) {
+      return arrow::Status::IOError(
+          "no Spark Connect server at ", remote.ToString(),
+          st == GRPC_CHANNEL_TRANSIENT_FAILURE ? " (the connection failed)"
+                                               : " (nothing answered within " +
+                                                     std::to_string(connect_timeout_ms) + " ms)",
+          "; start one (docs/spark.md) or pass --remote");
+    }
   }
   impl->stub = pb::SparkConnectService::NewStub(impl->channel);
   return std::unique_ptr<SparkConnectClient>(new SparkConnectClient(remote, std::move(impl)));

@@ -103,10 +103,10 @@ struct Lowerer {
       Refuse(&f, p.FindDataset(f.target),
              fmt::format("flow '{}': Spark has no {}function '{}'", f.name,
                          call.table_function ? "table " : "", call.name),
-             sqlp::IsSourceFunction(call.name)
-                 ? "make the read the whole query of its own flow (SELECT * FROM "
-                   "read_files(...)), which thund lowers to Spark's file reader, or read "
-                   "files as Spark does: parquet.`path`, csv.`path`"
+             call.table_function && call.name.rfind("read_", 0) == 0
+                 ? "read files as Spark does, which thund reads too: parquet.`path`, "
+                   "csv.`path` WITH ('header' = 'true'), json.`path`; or make the read the "
+                   "whole query of its own flow (SELECT * FROM read_files(...))"
                  : "use a function both engines have (docs/sql.md lists thund's Spark "
                    "functions), or run the flow on the native backend");
       out.diagnostics.back().location = CallLocation(f, call);
