@@ -40,7 +40,7 @@ int RunShow(const ShowOptions& o) {
       if (!l.pipeline.database.empty()) name = l.pipeline.database + "." + name;
       if (!l.pipeline.catalog.empty()) name = l.pipeline.catalog + "." + name;
     }
-    std::string sql = "SELECT * FROM " + SparkName(name);
+    std::string sql = "SELECT * FROM " + spark::BackQuotedName(name);
     const int64_t limit = o.limit >= 0 ? o.limit : (o.format == "table" ? 20 : -1);
     if (limit >= 0) sql += " LIMIT " + std::to_string(limit);
     return PrintSparkQuery(o.spark, sql, o.format, o.output);

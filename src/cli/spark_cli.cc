@@ -56,20 +56,6 @@ Diagnostics SparkCheckDiagnostics(const Pipeline& p, const SparkCliOptions& o) {
   return out;
 }
 
-std::string SparkName(const std::string& name) {
-  std::string out = "`";
-  for (char c : name) {
-    if (c == '`') {
-      out += "``";
-    } else if (c == '.') {
-      out += "`.`";
-    } else {
-      out += c;
-    }
-  }
-  return out + "`";
-}
-
 int PrintSparkQuery(const SparkCliOptions& o, const std::string& spark_sql,
                     const std::string& format_name, const std::string& output) {
   auto format = engine::batch::ParseOutputFormat(format_name);

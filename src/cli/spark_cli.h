@@ -31,9 +31,6 @@ Diagnostics SparkCheckDiagnostics(const Pipeline& p, const SparkCliOptions& o);
 
 // Runs `spark_sql` on the Spark Connect server and writes its rows as `thund
 // query` does (format table | csv | json | parquet). Returns an exit code.
-// `name` ("t" or "db.t") as back-quoted Spark SQL identifier parts.
-std::string SparkName(const std::string& name);
-
 int PrintSparkQuery(const SparkCliOptions& o, const std::string& spark_sql,
                     const std::string& format, const std::string& output);
 

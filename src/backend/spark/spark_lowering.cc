@@ -665,26 +665,39 @@ SparkLowering LowerToSpark(const Pipeline& p, const SparkLowerOptions& options) 
   return std::move(l.out);
 }
 
-std::string QualifiedName(const SparkProject& proj, const std::string& dataset) {
-  auto quote = [](const std::string& part) {
-    std::string out = "`";
-    for (char c : part) out += c == '`' ? std::string("``") : std::string(1, c);
-    return out + "`";
-  };
-  // A name qualified in the pipeline (USE SCHEMA after a definition) keeps
-  // its own qualifier.
+namespace {
+
+std::vector<std::string> NameParts(const std::string& name) {
   std::vector<std::string> parts;
   for (size_t start = 0;;) {
-    const size_t dot = dataset.find('.', start);
-    parts.push_back(dataset.substr(start, dot - start));
-    if (dot == std::string::npos) break;
+    const size_t dot = name.find('.', start);
+    parts.push_back(name.substr(start, dot - start));
+    if (dot == std::string::npos) return parts;
     start = dot + 1;
   }
+}
+
+std::string BackQuoted(const std::vector<std::string>& parts) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    out += i ? ".`" : "`";
+    for (char c : parts[i]) out += c == '`' ? std::string("``") : std::string(1, c);
+    out += "`";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string BackQuotedName(const std::string& name) { return BackQuoted(NameParts(name)); }
+
+std::string QualifiedName(const SparkProject& proj, const std::string& dataset) {
+  // A name qualified in the pipeline (USE SCHEMA after a definition) keeps
+  // its own qualifier.
+  std::vector<std::string> parts = NameParts(dataset);
   if (parts.size() == 1 && !proj.database.empty()) parts.insert(parts.begin(), proj.database);
   if (parts.size() == 2 && !proj.catalog.empty()) parts.insert(parts.begin(), proj.catalog);
-  std::string out;
-  for (size_t i = 0; i < parts.size(); ++i) out += (i ? "." : "") + quote(parts[i]);
-  return out;
+  return BackQuoted(parts);
 }
 
 std::map<std::string, std::string> ProjectFiles(const SparkProject& proj) {

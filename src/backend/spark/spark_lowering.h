@@ -101,8 +101,10 @@ struct SparkLowering {
 SparkLowering LowerToSpark(const Pipeline& p, const SparkLowerOptions& options = {});
 
 // `dataset` as Spark names it in the project's catalog and schema, each part
-// back-quoted: `db`.`t`.
+// back-quoted: `db`.`t`. A name with its own qualifier ("db.t") keeps it.
 std::string QualifiedName(const SparkProject& project, const std::string& dataset);
+// "t" or "db.t" as back-quoted Spark SQL identifier parts.
+std::string BackQuotedName(const std::string& name);
 
 // The project as files: spark-pipeline.yml, the SQL files and, when there are
 // elements outside SQL, transformations/thund_definitions.py. Keys are paths
