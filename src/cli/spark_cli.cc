@@ -19,7 +19,8 @@ void AddSparkOptions(CLI::App* c, SparkCliOptions* o, bool with_storage) {
       ->check(CLI::IsMember(spark::SparkVersionNames()));
   if (with_storage) {
     c->add_option("--spark-storage", o->storage,
-                  "where Spark keeps streaming checkpoints (default: <storage>/spark)");
+                  "where Spark keeps streaming checkpoints, a path or URI the cluster can "
+                  "write (default: <storage>/spark)");
   }
 }
 

@@ -283,12 +283,16 @@ TEST_F(SparkBackendTest, LoweredProjectRunsOnTheStockSparkPipelinesCli) {
                 "\ndatasets:\n"
                 "  - name: stock_events\n    kind: streaming_table\n"
                 "  - name: stock_users\n    kind: materialized_view\n"
+                "  - name: stock_sink\n    kind: sink\n    storage: {format: parquet, location: " +
+                (dir / "sink").string() + "}\n"
                 "flows:\n"
                 "  - name: stock_events\n    target: stock_events\n"
                 "    source: {kind: file_drop, path: " + (Input() / "events").string() +
                 ", format: parquet}\n"
                 "  - name: stock_users\n    target: stock_users\n"
-                "    sql: SELECT user_id, count(*) AS n FROM stock_events GROUP BY user_id\n");
+                "    sql: SELECT user_id, count(*) AS n FROM stock_events GROUP BY user_id\n"
+                "  - name: to_sink\n    target: stock_sink\n"
+                "    sql: SELECT id, kind FROM STREAM(stock_events) WHERE user_id > 2\n");
   const std::string lowered = (dir / "lowered").string();
   CommandResult l = Thund("lower --to spark " + ShellQuote((dir / "p.yaml").string()) + " " +
                           ShellQuote(lowered) + " --spark-storage " +
@@ -302,8 +306,17 @@ TEST_F(SparkBackendTest, LoweredProjectRunsOnTheStockSparkPipelinesCli) {
                                    " --full-refresh-all --spec spark-pipeline.yml");
   ASSERT_EQ(stock.exit_code, 0) << stock.out << stock.err;
   EXPECT_THAT(stock.out + stock.err, Not(HasSubstr("FAILED")));
+  // Spark's sink files (written by the stock CLI), before the native run
+  // writes its own to the same place.
+  auto spark_sink = ReadParquetDir((dir / "sink").string());
+  ASSERT_TRUE(spark_sink.ok()) << spark_sink.status().ToString();
+  fs::remove_all(dir / "sink");
   CommandResult n = RunNative((dir / "p.yaml").string());
   ASSERT_EQ(n.exit_code, 0) << n.out << n.err;
+  auto native_sink = ReadParquetDir((dir / "sink").string());
+  ASSERT_TRUE(native_sink.ok()) << native_sink.status().ToString();
+  EXPECT_GT((*native_sink)->num_rows(), 0);
+  EXPECT_TRUE(TablesEqualUnordered(**native_sink, **spark_sink, /*check_types=*/false));
   for (const char* d : {"stock_events", "stock_users"}) {
     SCOPED_TRACE(d);
     auto a = Rows((dir / "p.yaml").string(), d, false);

@@ -76,7 +76,10 @@ arrow::Result<RunSummary> SparkBackend::Run(const Pipeline& p, const RunOptions&
     if (!e.time_ms) e.time_ms = NowMs();
     if (options.on_event) options.on_event(e);
   };
-  SparkLowering lowering = LowerToSpark(p, {options_.version, options_.storage});
+  // Spark's checkpoints: --spark-storage, else under the run's storage root.
+  std::string storage = options_.storage;
+  if (storage.empty() && !options.storage_root.empty()) storage = options.storage_root + "/spark";
+  SparkLowering lowering = LowerToSpark(p, {options_.version, storage});
   for (const auto& d : lowering.diagnostics) {
     if (d.severity == Severity::kError) {
       return arrow::Status::Invalid("Spark cannot run this pipeline: ", d.ToString());

@@ -31,7 +31,9 @@ class SparkBackend : public ExecBackend {
   Capabilities capabilities() const override { return SparkCapabilities(options_.version); }
   Diagnostics Check(const Pipeline& p) const override;
   // RunOptions: full_refresh, full_refresh_all, refresh and on_event are
-  // honoured; the native-only fields are ignored.
+  // honoured, and storage_root places Spark's checkpoints ("<root>/spark")
+  // unless SparkBackendOptions::storage is set; the native-only fields and
+  // `stop` are ignored (an SDP run ends when its input is processed).
   arrow::Result<RunSummary> Run(const Pipeline& p, const RunOptions& options) override;
 
  private:
