@@ -7,8 +7,9 @@
 #   scripts/bootstrap.sh --no-spark # the same without Spark (the native engine only)
 #
 # Layout (all project-local, ignored by git):
-#   .deps/venv/        Python venv holding pyarrow==26.0.1 (Arrow C++ headers + libs)
-#                      and moto[server]==5.2.5 (bin/moto_server: the tests' S3 endpoint)
+#   .deps/venv/        Python venv holding pyarrow==26.0.1 (Arrow C++ headers + libs),
+#                      moto[server]==5.2.5 (bin/moto_server: the tests' S3 endpoint), and
+#                      sqlframe + duckdb (thund's reader of Python SDP files)
 #   .deps/duckdb/      libduckdb.so + duckdb.h (DuckDB 1.4.4, from npm, no scripts run),
 #                      extensions/.../httpfs.duckdb_extension (PyPI duckdb-extension-httpfs)
 #   .deps/spark/       Python venv holding pyspark[pipelines]==4.3.0 (Spark + its JVM jars,
@@ -65,6 +66,19 @@ moto_version() {
 if [[ ! -x "$VENV/bin/moto_server" || "$(moto_version)" != "$MOTO_VERSION" ]]; then
   log "installing moto[server]==$MOTO_VERSION"
   "$VENV/bin/pip" install -q --disable-pip-version-check "moto[server]==$MOTO_VERSION"
+fi
+
+# --- sqlframe + DuckDB for Python: thund reads Python SDP files with them --------
+# (python/thund_sdp/loader.py: the PySpark DataFrame API turned into Spark SQL)
+SQLFRAME_VERSION="4.10.0"
+DUCKDB_PY_VERSION="1.4.4"
+py_version() {
+  "$VENV/bin/python" -c "import importlib.metadata as m; print(m.version('$1'))" 2>/dev/null
+}
+if [[ "$(py_version sqlframe)" != "$SQLFRAME_VERSION" || "$(py_version duckdb)" != "$DUCKDB_PY_VERSION" ]]; then
+  log "installing sqlframe==$SQLFRAME_VERSION duckdb==$DUCKDB_PY_VERSION"
+  "$VENV/bin/pip" install -q --disable-pip-version-check "sqlframe==$SQLFRAME_VERSION" \
+    "duckdb==$DUCKDB_PY_VERSION"
 fi
 
 # --- DuckDB 1.4.4 C API from npm (npm pack: no install scripts run) ---------

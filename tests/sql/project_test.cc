@@ -92,19 +92,22 @@ TEST_F(ProjectTest, TwoSpecFilesInOneDirectoryIsAnError) {
   EXPECT_FALSE(LoadPipeline(Path()).ok());
 }
 
-TEST_F(ProjectTest, PythonAndOtherLibrariesAreNamed) {
+TEST_F(ProjectTest, PythonRefusalsAndOtherLibrariesAreNamed) {
   Write("spark-pipeline.yml", "name: m\nstorage: s\nlibraries:\n  - glob:\n      include: t/**\n");
   Write("t/a.sql", "CREATE MATERIALIZED VIEW a AS SELECT 1 AS x;");
-  Write("t/b.py", "print('hi')\n");
+  Write("t/b.py",
+        "from pyspark import pipelines as dp\n\n@dp.materialized_view\ndef b():\n"
+        "    return spark.read.table('a').toPandas()\n");
   Write("t/notes.txt", "notes\n");
   Write("t/__pycache__/b.cpython-311.pyc", "x");
   ParseResult r = LoadPipeline(Path("spark-pipeline.yml"));
   ASSERT_EQ(r.diagnostics.size(), 2u) << Codes(r.diagnostics);
-  EXPECT_EQ(r.diagnostics[0].code, "python-library");
-  EXPECT_EQ(r.diagnostics[0].location.file, Path("t/b.py"));
-  EXPECT_NE(r.diagnostics[0].message.find(Path("t/b.py")), std::string::npos);
-  EXPECT_EQ(r.diagnostics[1].code, "sdp-library");
-  EXPECT_EQ(r.pipeline.datasets.size(), 1u);  // the SQL still loads
+  EXPECT_EQ(r.diagnostics[0].code, "sdp-library");
+  EXPECT_EQ(r.diagnostics[1].code, "python-definition");
+  EXPECT_EQ(r.diagnostics[1].location.file, Path("t/b.py"));
+  EXPECT_EQ(r.diagnostics[1].location.line, 5);
+  EXPECT_NE(r.diagnostics[1].message.find("DataFrame.toPandas()"), std::string::npos);
+  EXPECT_EQ(r.pipeline.datasets.size(), 2u);  // the SQL and b (without its flow) still load
 }
 
 TEST_F(ProjectTest, GlobsSparkWouldRefuseWarnAndEmptyGlobsWarn) {

@@ -8,6 +8,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "authoring/python/python_library.h"
 #include "authoring/sql/parser.h"
 #include "authoring/sql/variables.h"
 #include "thund/sql_pipeline.h"
@@ -282,6 +283,7 @@ ParseResult LoadSdpProject(const std::string& spec_or_dir) {
   const StringMap spec_configuration = p.configuration;
   const fs::path root_dir = fs::path(spec_path).parent_path();
   std::set<fs::path> seen;
+  std::vector<std::string> python_files;
   YAML::Node libs = root["libraries"];
   if (libs && !libs.IsNull() && !libs.IsSequence()) {
     auto w = Where(spec_path, libs);
@@ -324,9 +326,7 @@ ParseResult LoadSdpProject(const std::string& spec_or_dir) {
         const std::string shown = file.generic_string();
         const std::string ext = file.extension().string();
         if (ext == ".py") {
-          diags.push_back(Error(shown, 0, 0, "python-library",
-                                "Python pipeline definitions are not supported by thund: " + shown,
-                                "write these datasets in SQL, or exclude the file from libraries"));
+          python_files.push_back(fs::absolute(file).lexically_normal().string());
           continue;
         }
         if (ext != ".sql") {
@@ -367,6 +367,8 @@ ParseResult LoadSdpProject(const std::string& spec_or_dir) {
       }
     }
   }
+  // Python definitions last: they may read what the SQL files define.
+  LoadPythonLibraries(python_files, &p, &diags);
   return result;
 }
 

@@ -1,0 +1,504 @@
+"""thund's reader of Python Spark Declarative Pipelines files (docs/python.md).
+
+Runs in thund's own Python environment (.deps/venv: sqlframe over DuckDB, no
+Spark, no JVM). It imports the project's .py files with thund's own
+`pyspark.pipelines` module, which records datasets and flows, and a `spark`
+session from sqlframe, whose DataFrames are turned into Spark SQL. DuckDB
+holds empty tables with the schemas of the datasets the files read, so
+sqlframe can resolve columns; nothing is executed on data.
+
+Protocol: one JSON request on stdin
+  {"files": [path, ...], "configuration": {k: v},
+   "tables": {name: [[column, spark_type], ...]}}
+and one JSON answer on stdout
+  {"datasets": [...], "flows": [...], "errors": [{file, line, message, hint}]}
+Datasets: {name, kind, comment, properties, file, line, format, options,
+partition_cols}; flows: {name, target, sql | source, once, file, line}.
+"""
+
+import builtins
+import json
+import os
+import re
+import sys
+import traceback
+import types
+
+import duckdb
+from sqlframe import activate
+
+CON = duckdb.connect()
+activate("duckdb", conn=CON)
+
+from pyspark.sql import DataFrame  # noqa: E402  (sqlframe's, after activate)
+from pyspark.sql import SparkSession  # noqa: E402
+from pyspark.sql import functions as _F  # noqa: E402
+
+SESSION = SparkSession.builder.getOrCreate()
+USER_FILES = set()
+STATE = {
+    "datasets": [],
+    "flows": [],
+    "errors": [],
+    "definitions": [],  # (kind, name, function, file, line, options) in order
+    "markers": {},  # marker table -> Spark SQL relation text
+    "configuration": {},
+}
+
+
+class Refused(Exception):
+    """A construct thund cannot lower, raised inside a definition."""
+
+    def __init__(self, construct, hint):
+        super().__init__(construct)
+        self.construct = construct
+        self.hint = hint
+
+
+def user_frame(tb_or_stack):
+    """(file, line) of the innermost frame in a project file."""
+    where = (None, 0)
+    for frame in tb_or_stack:
+        if os.path.abspath(frame.filename) in USER_FILES:
+            where = (os.path.abspath(frame.filename), frame.lineno)
+    return where
+
+
+def caller():
+    return user_frame(traceback.extract_stack()[:-1])
+
+
+def error(file, line, message, hint=""):
+    STATE["errors"].append({"file": file or "", "line": line, "message": message, "hint": hint})
+
+
+# ---------------------------------------------------------------- types ----
+
+_SIMPLE = {
+    "string": "VARCHAR", "bigint": "BIGINT", "int": "INTEGER", "integer": "INTEGER",
+    "smallint": "SMALLINT", "tinyint": "TINYINT", "double": "DOUBLE", "float": "FLOAT",
+    "boolean": "BOOLEAN", "date": "DATE", "timestamp": "TIMESTAMPTZ",
+    "timestamp_ntz": "TIMESTAMP", "binary": "BLOB",
+}
+
+
+def duck_type(spark_type):
+    t = spark_type.strip().lower()
+    if t in _SIMPLE:
+        return _SIMPLE[t]
+    if t.startswith("decimal"):
+        return t.upper()
+    return "VARCHAR"  # nested types: columns resolve, types are not needed here
+
+
+def quote(name):
+    return '"' + name.replace('"', '""') + '"'
+
+
+def add_table(name, columns):
+    cols = ", ".join(f"{quote(c)} {duck_type(t)}" for c, t in columns) or '"__empty" INTEGER'
+    CON.execute(f"CREATE OR REPLACE TABLE {quote(name)} ({cols})")
+
+
+def table_columns(name):
+    rows = CON.execute(
+        "SELECT column_name, data_type FROM information_schema.columns "
+        "WHERE table_name = ? ORDER BY ordinal_position", [name]).fetchall()
+    return rows
+
+
+def has_table(name):
+    return bool(table_columns(name))
+
+
+# ------------------------------------------------------- the spark session --
+
+class _Missing(Exception):
+    """A definition read a dataset whose columns are not known yet."""
+
+
+def _marker(text, source_name):
+    if not has_table(source_name):
+        raise _Missing(source_name)
+    marker = f"__thund_rel_{len(STATE['markers'])}"
+    CON.execute(f"CREATE OR REPLACE TABLE {quote(marker)} AS SELECT * FROM "
+                f"{quote(source_name)} LIMIT 0")
+    STATE["markers"][marker] = text
+    return SESSION.read.table(marker)
+
+
+class _StreamReader:
+    def table(self, name):
+        df = _marker(f"STREAM({name})", name)
+        df._thund_stream = name
+        return df
+
+    def format(self, fmt):
+        return _FileReader(fmt, streaming=True)
+
+    def __getattr__(self, attr):
+        raise Refused(f"spark.readStream.{attr}",
+                      "read a dataset (spark.readStream.table) or files "
+                      "(spark.readStream.format(...).load(path)) as the whole query")
+
+
+class _FileReader:
+    def __init__(self, fmt, streaming):
+        self.fmt = fmt
+        self.streaming = streaming
+        self.opts = {}
+
+    def option(self, key, value):
+        self.opts[key] = str(value).lower() if isinstance(value, bool) else str(value)
+        return self
+
+    def options(self, **kw):
+        for k, v in kw.items():
+            self.option(k, v)
+        return self
+
+    def load(self, path):
+        return _FileRead(self.fmt, path, self.opts, self.streaming)
+
+    def parquet(self, path):
+        self.fmt = "parquet"
+        return self.load(path)
+
+    def csv(self, path, **kw):
+        self.fmt = "csv"
+        self.options(**kw)
+        return self.load(path)
+
+    def json(self, path, **kw):
+        self.fmt = "json"
+        self.options(**kw)
+        return self.load(path)
+
+
+class _FileRead:
+    """Files read as a flow's whole query (a thund file source)."""
+
+    def __init__(self, fmt, path, opts, streaming):
+        self.fmt, self.path, self.opts, self.streaming = fmt, path, opts, streaming
+
+    def __getattr__(self, attr):
+        raise Refused(
+            f"a DataFrame method ({attr}) on files read with spark.read(Stream)",
+            "return the file read alone from its own dataset, and transform that dataset "
+            "in another one (spark.read.table)")
+
+
+class _Reader:
+    def table(self, name):
+        return _marker(name, name)
+
+    def format(self, fmt):
+        return _FileReader(fmt, streaming=False)
+
+    def option(self, key, value):
+        return _FileReader(None, False).option(key, value)
+
+    def parquet(self, path):
+        return _FileReader("parquet", False).load(path)
+
+    def csv(self, path, **kw):
+        return _FileReader("csv", False).csv(path, **kw)
+
+    def json(self, path, **kw):
+        return _FileReader("json", False).json(path, **kw)
+
+
+class _Conf:
+    def get(self, key, default=None):
+        if key in STATE["configuration"]:
+            return STATE["configuration"][key]
+        if default is not None:
+            return default
+        raise Refused(f"spark.conf.get('{key}')",
+                      f"define {key} in the spec's configuration, or pass a default")
+
+    def set(self, key, value):
+        raise Refused("spark.conf.set", "set configuration in the spec's configuration")
+
+
+class _Spark:
+    """The `spark` a definition sees: sqlframe's session with SDP's readers."""
+
+    read = _Reader()
+    readStream = _StreamReader()
+    conf = _Conf()
+
+    def table(self, name):
+        return _marker(name, name)
+
+    def range(self, *args, **kw):
+        return SESSION.range(*args, **kw)
+
+    def sql(self, text, *args, **kw):
+        if re.search(r"\bSTREAM\b", text, re.IGNORECASE):
+            raise Refused("spark.sql with STREAM",
+                          "write the streaming query in a .sql file, or use "
+                          "spark.readStream.table")
+        return SESSION.sql(text, *args, **kw)
+
+    def createDataFrame(self, *args, **kw):
+        return SESSION.createDataFrame(*args, **kw)
+
+    def __getattr__(self, attr):
+        raise Refused(f"spark.{attr}", "only spark.read, readStream, table, range, sql, "
+                      "createDataFrame and conf.get are supported in definitions")
+
+
+SPARK = _Spark()
+builtins.spark = SPARK
+
+
+def _active(*args, **kw):
+    return SPARK
+
+
+SparkSession.active = staticmethod(_active)
+SparkSession.getActiveSession = staticmethod(_active)
+
+# What a definition may not do: run actions or Python code per row.
+for _action in ("collect", "toPandas", "show", "count", "first", "head", "take", "toLocalIterator",
+                "foreach", "foreachPartition", "write", "writeStream", "cache", "persist"):
+    def _refuse(self, *a, _name=_action, **kw):
+        raise Refused(f"DataFrame.{_name}()",
+                      "a definition returns a DataFrame; thund runs it, nothing runs while "
+                      "the pipeline is defined")
+    setattr(DataFrame, _action, property(_refuse) if _action in ("write", "writeStream")
+            else _refuse)
+
+
+def _udf(*a, **kw):
+    raise Refused("a Python UDF", "use SQL functions (pyspark.sql.functions); thund runs no "
+                  "Python per row")
+
+
+for _mod in (_F, sys.modules.get("pyspark.sql.functions")):
+    if _mod is not None:
+        _mod.udf = _udf
+        _mod.pandas_udf = _udf
+
+
+def _with_watermark(self, column, delay):
+    name = getattr(self, "_thund_stream", None)
+    if name is None:
+        raise Refused("withWatermark on a DataFrame that is not spark.readStream.table(...)",
+                      "call withWatermark right on spark.readStream.table(name)")
+    df = _marker(f"STREAM({name}) WATERMARK {column} DELAY OF INTERVAL {delay}", name)
+    return df
+
+
+DataFrame.withWatermark = _with_watermark
+
+if not hasattr(_F, "window"):
+    def _window(column, duration, slide=None, start=None):
+        col = column if isinstance(column, str) else column.alias_or_name
+        args = f"{col}, '{duration}'" + (f", '{slide}'" if slide else "")
+        return _F.expr(f"window({args})")
+    _F.window = _window
+
+# ----------------------------------------------------- pyspark.pipelines ----
+
+
+def _define(kind, name, fn, options):
+    file, line = caller()
+    if fn is not None and name is None:
+        name = fn.__name__
+    STATE["definitions"].append({"kind": kind, "name": name, "function": fn, "file": file,
+                                 "line": line, "options": options})
+
+
+def _dataset_decorator(kind):
+    def decorator(query_function=None, *, name=None, comment=None, spark_conf=None,
+                  table_properties=None, partition_cols=None, cluster_by=None, schema=None,
+                  format=None, **rest):
+        opts = {"comment": comment, "properties": table_properties or {},
+                "partition_cols": partition_cols or [], "format": format, "schema": schema}
+
+        def wrap(fn):
+            _define(kind, name, fn, opts)
+            return fn
+        if query_function is not None and callable(query_function):
+            return wrap(query_function)
+        return wrap
+    return decorator
+
+
+def _append_flow(*, target, name=None, spark_conf=None, comment=None, **rest):
+    def wrap(fn):
+        _define("flow", name or fn.__name__, fn, {"target": target})
+        return fn
+    return wrap
+
+
+def _create_streaming_table(name, *, comment=None, table_properties=None, partition_cols=None,
+                            schema=None, format=None, **rest):
+    _define("streaming_table_decl", name, None,
+            {"comment": comment, "properties": table_properties or {},
+             "partition_cols": partition_cols or [], "format": format, "schema": schema})
+
+
+def _create_sink(name, format, options=None):
+    _define("sink", name, None, {"format": format, "options": dict(options or {})})
+
+
+def _create_auto_cdc_flow(*args, **kw):
+    file, line = caller()
+    error(file, line, "create_auto_cdc_flow is not supported in Python definitions yet",
+          "write the AUTO CDC flow in a .sql file (CREATE FLOW ... AS AUTO CDC INTO ...)")
+
+
+pipelines = types.ModuleType("pyspark.pipelines")
+pipelines.materialized_view = _dataset_decorator("materialized_view")
+pipelines.table = _dataset_decorator("streaming_table")
+pipelines.temporary_view = _dataset_decorator("temporary_view")
+pipelines.append_flow = _append_flow
+pipelines.create_streaming_table = _create_streaming_table
+pipelines.create_sink = _create_sink
+pipelines.create_auto_cdc_flow = _create_auto_cdc_flow
+sys.modules["pyspark.pipelines"] = pipelines
+sys.modules["pyspark"].pipelines = pipelines
+
+# ----------------------------------------------------------- resolution ----
+
+
+def spark_sql(df):
+    text = df.sql(dialect="spark", optimize=False, pretty=True)
+    for marker, relation in STATE["markers"].items():
+        text = re.sub(r"`" + marker + r"`(\s+AS\s+`[^`]+`)?",
+                      lambda m: relation + (m.group(1) or ""), text)
+    return text
+
+
+def evaluate(d):
+    """The flow's query for definition d: ("sql", text, columns) or ("source", {...})."""
+    result = d["function"]()
+    if isinstance(result, _FileRead):
+        return ("source", {"format": result.fmt, "path": result.path, "options": result.opts,
+                           "file_drop": result.streaming})
+    if not isinstance(result, DataFrame):
+        raise Refused(f"a definition returning {type(result).__name__}",
+                      "return a DataFrame")
+    return ("sql", spark_sql(result), result)
+
+
+def columns_of(df):
+    return [(f.name, f.dataType.simpleString()) for f in df.schema.fields]
+
+
+def resolve():
+    defs = STATE["definitions"]
+    pending = [d for d in defs if d["function"] is not None]
+    kinds = {d["name"]: d["kind"] for d in defs}
+    done = set()
+    for _ in range(len(pending) + 1):
+        progress = False
+        for d in pending:
+            if id(d) in done:
+                continue
+            try:
+                kind, body, df = (evaluate(d) + (None,))[:3]
+            except _Missing:
+                continue
+            except Refused as r:
+                file, line = user_frame(traceback.extract_tb(sys.exc_info()[2]))
+                error(file or d["file"], line or d["line"],
+                      f"{r.construct} is not supported in a pipeline definition", r.hint)
+                done.add(id(d))
+                continue
+            except Exception as e:  # the user's code failed
+                file, line = user_frame(traceback.extract_tb(sys.exc_info()[2]))
+                error(file or d["file"], line or d["line"],
+                      f"{type(e).__name__}: {e}", "fix the definition")
+                done.add(id(d))
+                continue
+            done.add(id(d))
+            progress = True
+            d["result"] = (kind, body)
+            target = d["options"]["target"] if d["kind"] == "flow" else d["name"]
+            if kind == "sql" and not has_table(target):
+                add_table(target, columns_of(df))
+            elif kind == "source" and not has_table(target):
+                _file_columns(target, body)
+        if not progress:
+            break
+    for d in pending:
+        if id(d) not in done:
+            error(d["file"], d["line"],
+                  f"'{d['name']}' reads a dataset whose columns are not known when the "
+                  "Python files are read", "define the datasets it reads in Python too, or "
+                  "declare their schema")
+    del kinds
+
+
+def _file_columns(target, src):
+    reader = {"parquet": "read_parquet", "csv": "read_csv_auto", "json": "read_json_auto"}
+    fn = reader.get(src["format"] or "parquet", "read_parquet")
+    path = src["path"].rstrip("/")
+    if os.path.isdir(path):
+        path = path + "/**/*." + (src["format"] or "parquet")
+    try:
+        CON.execute(f"CREATE OR REPLACE TABLE {quote(target)} AS SELECT * FROM "
+                    f"{fn}('{path}') LIMIT 0")
+    except Exception:
+        pass  # no files yet: readers of it resolve when it is declared
+
+
+def answer():
+    datasets, flows = [], []
+    for d in STATE["definitions"]:
+        o = d["options"]
+        if d["kind"] == "flow":
+            continue
+        kind = {"streaming_table_decl": "streaming_table"}.get(d["kind"], d["kind"])
+        ds = {"name": d["name"], "kind": kind, "file": d["file"], "line": d["line"],
+              "comment": o.get("comment") or "", "properties": o.get("properties") or {},
+              "partition_cols": o.get("partition_cols") or []}
+        if kind == "sink":
+            ds["format"] = o["format"]
+            ds["options"] = o["options"]
+        datasets.append(ds)
+    for d in STATE["definitions"]:
+        if "result" not in d:
+            continue
+        kind, body = d["result"]
+        target = d["options"]["target"] if d["kind"] == "flow" else d["name"]
+        f = {"name": d["name"], "target": target, "file": d["file"], "line": d["line"]}
+        f["sql" if kind == "sql" else "source"] = body
+        flows.append(f)
+    return {"datasets": datasets, "flows": flows, "errors": STATE["errors"]}
+
+
+def main():
+    req = json.load(sys.stdin)
+    STATE["configuration"] = req.get("configuration", {})
+    for name, cols in req.get("tables", {}).items():
+        add_table(name, cols)
+    for path in req["files"]:
+        USER_FILES.add(os.path.abspath(path))
+    for path in req["files"]:
+        path = os.path.abspath(path)
+        try:
+            with open(path, encoding="utf-8") as f:
+                code = compile(f.read(), path, "exec")
+            exec(code, {"__name__": os.path.splitext(os.path.basename(path))[0],
+                        "__file__": path, "spark": SPARK})
+        except SyntaxError as e:
+            error(path, e.lineno or 0, f"Python syntax error: {e.msg}", "fix the file")
+        except Refused as r:
+            file, line = user_frame(traceback.extract_tb(sys.exc_info()[2]))
+            error(file or path, line, f"{r.construct} is not supported in a pipeline file",
+                  r.hint)
+        except Exception as e:
+            file, line = user_frame(traceback.extract_tb(sys.exc_info()[2]))
+            error(file or path, line, f"importing the file failed: {type(e).__name__}: {e}",
+                  "fix the file")
+    resolve()
+    json.dump(answer(), sys.stdout)
+
+
+if __name__ == "__main__":
+    main()
