@@ -158,7 +158,20 @@ class _FileReader:
         return self
 
     def load(self, path):
-        return _FileRead(self.fmt, path, self.opts, self.streaming)
+        if self.streaming:
+            return _FileRead(self.fmt, path, self.opts, self.streaming)
+        # A batch read is Spark SQL's own file read, usable like a table.
+        fmt = self.fmt or "parquet"
+        relation = f"{fmt}.`{path}`"
+        if self.opts:
+            relation += " WITH (" + ", ".join(
+                f"'{k}' = '{v}'" for k, v in sorted(self.opts.items())) + ")"
+        files = f"__thund_files_{len(STATE['markers'])}"
+        _file_columns(files, {"format": fmt, "path": path, "options": self.opts})
+        if not has_table(files):
+            raise Refused(f"reading {path}", "the files must exist when the pipeline is read "
+                          "(thund takes their columns from them)")
+        return _marker(relation, files)
 
     def parquet(self, path):
         self.fmt = "parquet"
@@ -385,8 +398,13 @@ def evaluate(d):
     return ("sql", spark_sql(result), result)
 
 
-def columns_of(df):
-    return [(f.name, f.dataType.simpleString()) for f in df.schema.fields]
+def add_table_of(name, df):
+    """An empty table `name` with df's columns, typed by DuckDB (Spark types where
+    DuckDB's differ: sum() of BIGINT is HUGEINT in DuckDB, BIGINT in Spark)."""
+    rows = CON.execute("DESCRIBE " + df.sql(dialect="duckdb", optimize=False)).fetchall()
+    fixes = {"HUGEINT": "BIGINT", "UHUGEINT": "BIGINT", "UBIGINT": "BIGINT"}
+    cols = ", ".join(f"{quote(r[0])} {fixes.get(r[1], r[1])}" for r in rows)
+    CON.execute(f"CREATE OR REPLACE TABLE {quote(name)} ({cols})")
 
 
 def resolve():
@@ -419,10 +437,14 @@ def resolve():
             progress = True
             d["result"] = (kind, body)
             target = d["options"]["target"] if d["kind"] == "flow" else d["name"]
-            if kind == "sql" and not has_table(target):
-                add_table(target, columns_of(df))
-            elif kind == "source" and not has_table(target):
-                _file_columns(target, body)
+            try:
+                if kind == "sql" and not has_table(target):
+                    add_table_of(target, df)
+                elif kind == "source" and not has_table(target):
+                    _file_columns(target, body)
+            except Exception as e:
+                error(d["file"], d["line"], f"the columns of '{target}' cannot be worked out: "
+                      f"{type(e).__name__}: {e}", "simplify the definition")
         if not progress:
             break
     for d in pending:
@@ -440,9 +462,11 @@ def _file_columns(target, src):
     path = src["path"].rstrip("/")
     if os.path.isdir(path):
         path = path + "/**/*." + (src["format"] or "parquet")
+    header = str(src.get("options", {}).get("header", "true")).lower()
+    args = f", header = {header}" if fn == "read_csv_auto" else ""
     try:
         CON.execute(f"CREATE OR REPLACE TABLE {quote(target)} AS SELECT * FROM "
-                    f"{fn}('{path}') LIMIT 0")
+                    f"{fn}('{path}'{args}) LIMIT 0")
     except Exception:
         pass  # no files yet: readers of it resolve when it is declared
 

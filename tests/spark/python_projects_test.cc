@@ -1,0 +1,247 @@
+// Python SDP projects: thund reads the .py files itself (no Spark) and runs
+// them natively; the same files run unchanged on real Spark with the stock
+// `spark-pipelines run`; every dataset is equal. The oracle is Spark.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <arrow/api.h>
+#include <arrow/io/file.h>
+#include <parquet/arrow/reader.h>
+#include <parquet/arrow/writer.h>
+
+#include "backend/spark/spark_connect_client.h"
+#include "engine/table_compare.h"
+#include "testing/run_command.h"
+#include "testing/spark_server.h"
+
+namespace thund {
+namespace {
+
+namespace fs = std::filesystem;
+using engine::testing::TablesEqualUnordered;
+using engine::testing::TempDir;
+using ::testing::HasSubstr;
+using thund::testing::CommandResult;
+using thund::testing::RunCommand;
+using thund::testing::ShellQuote;
+
+const fs::path kCorpus = fs::path(THUND_SOURCE_DIR) / "tests/data/spark_python";
+
+void WriteText(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+void WriteParquet(const fs::path& path, const std::shared_ptr<arrow::Table>& t) {
+  fs::create_directories(path.parent_path());
+  auto out = arrow::io::FileOutputStream::Open(path.string());
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  THUND_ASSERT_OK(parquet::arrow::WriteTable(*t, arrow::default_memory_pool(), *out, 1024));
+  THUND_ASSERT_OK((*out)->Close());
+}
+
+std::shared_ptr<arrow::Table> Strings(const std::vector<std::string>& names,
+                                      const std::vector<std::vector<std::string>>& cols) {
+  std::vector<std::shared_ptr<arrow::Field>> fields;
+  std::vector<std::shared_ptr<arrow::Array>> arrays;
+  for (size_t c = 0; c < names.size(); ++c) {
+    arrow::StringBuilder b;
+    for (const auto& v : cols[c]) EXPECT_TRUE(b.Append(v).ok());
+    std::shared_ptr<arrow::Array> a;
+    EXPECT_TRUE(b.Finish(&a).ok());
+    fields.push_back(arrow::field(names[c], arrow::utf8()));
+    arrays.push_back(a);
+  }
+  return arrow::Table::Make(arrow::schema(fields), arrays);
+}
+
+std::shared_ptr<arrow::Table> Events(int64_t n) {
+  arrow::Int64Builder id, user;
+  arrow::StringBuilder kind, page;
+  const char* kinds[] = {"click", "view", "buy"};
+  for (int64_t i = 0; i < n; ++i) {
+    EXPECT_TRUE(id.Append(i).ok() && user.Append(i % 6).ok() && kind.Append(kinds[i % 3]).ok() &&
+                page.Append("/p" + std::to_string(i % 4)).ok());
+  }
+  std::shared_ptr<arrow::Array> a, b, c, d;
+  EXPECT_TRUE(id.Finish(&a).ok() && user.Finish(&b).ok() && kind.Finish(&c).ok() &&
+              page.Finish(&d).ok());
+  return arrow::Table::Make(
+      arrow::schema({arrow::field("id", arrow::int64()), arrow::field("user_id", arrow::int64()),
+                     arrow::field("kind", arrow::utf8()), arrow::field("page", arrow::utf8())}),
+      {a, b, c, d});
+}
+
+class PythonProjectsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto remote = thund::testing::SharedSparkRemote();
+    ASSERT_TRUE(remote.ok()) << remote.status().ToString();
+    remote_ = *remote;
+  }
+
+  CommandResult Thund(const std::string& args) const {
+    return RunCommand(std::string(THUND_BINARY) + " " + args);
+  }
+
+  // A copy of corpus project `name` whose spec names `database` (created on
+  // Spark: SDP does not create it) and the configuration the files read.
+  std::string Project(const std::string& name, const std::string& side,
+                      const std::string& database) {
+    const fs::path dir = tmp_.path() / (name + "-" + side);
+    fs::create_directories(dir);
+    fs::copy(kCorpus / name / "transformations", dir / "transformations",
+             fs::copy_options::recursive);
+    WriteText(dir / "spark-pipeline.yml",
+              "name: " + name + "\nstorage: file://" + (dir / "storage").string() +
+                  "\ndatabase: " + database + "\nconfiguration:\n  input: " +
+                  (tmp_.path() / "input").string() +
+                  "\n  threshold: \"1000\"\n  spark.sql.streaming.schemaInference: \"true\"\n"
+                  "libraries:\n  - glob:\n      include: transformations/**\n");
+    return dir.string();
+  }
+
+  // The stock CLI of the pyspark package, on the test's Spark server.
+  CommandResult RunOnSpark(const std::string& project, const std::string& database) {
+    auto r = spark::ParseSparkRemote(remote_);
+    EXPECT_TRUE(r.ok());
+    auto client = spark::SparkConnectClient::Connect(*r);
+    EXPECT_TRUE(client.ok()) << client.status().ToString();
+    if (client.ok()) {
+      EXPECT_TRUE((*client)->ExecuteSql("CREATE SCHEMA IF NOT EXISTS " + database).ok());
+    }
+    const std::string venv = thund::testing::SparkVenv();
+    return RunCommand("cd " + ShellQuote(project) + " && env -u SPARK_HOME PATH=" +
+                      ShellQuote(venv + "/bin") + ":$PATH " + venv +
+                      "/bin/spark-pipelines run --remote " + remote_ +
+                      " --full-refresh-all --spec spark-pipeline.yml");
+  }
+
+  std::shared_ptr<arrow::Table> Rows(const std::string& project, const std::string& dataset,
+                                     bool spark) {
+    const std::string file = (tmp_.path() / ("rows-" + std::to_string(reads_++) + ".parquet"));
+    std::string args = "show " + dataset + " " + ShellQuote(project) + " --format parquet -o " +
+                       ShellQuote(file);
+    if (spark) args += " --backend spark --remote " + remote_;
+    CommandResult c = Thund(args);
+    EXPECT_EQ(c.exit_code, 0) << args << "\n" << c.out << c.err;
+    auto in = arrow::io::ReadableFile::Open(file);
+    if (!in.ok()) return nullptr;
+    auto reader = parquet::arrow::OpenFile(*in, arrow::default_memory_pool());
+    if (!reader.ok()) return nullptr;
+    auto t = (*reader)->ReadTable();
+    return t.ok() ? *t : nullptr;
+  }
+
+  void ExpectSame(const std::string& native, const std::string& spark,
+                  const std::vector<std::string>& datasets) {
+    for (const auto& d : datasets) {
+      SCOPED_TRACE("dataset " + d);
+      auto a = Rows(native, d, false);
+      auto b = Rows(spark, d, true);
+      ASSERT_TRUE(a && b);
+      EXPECT_GT(a->num_rows(), 0);
+      EXPECT_TRUE(TablesEqualUnordered(*a, *b, /*check_types=*/false));
+    }
+  }
+
+  TempDir tmp_;
+  std::string remote_;
+  int reads_ = 0;
+};
+
+TEST_F(PythonProjectsTest, TheSparkPipelinesInitProjectRunsNativelyAsOnSpark) {
+  const std::string venv = thund::testing::SparkVenv();
+  CommandResult init = RunCommand("cd " + ShellQuote(tmp_.path().string()) +
+                                  " && env -u SPARK_HOME PATH=" + ShellQuote(venv + "/bin") +
+                                  ":$PATH " + venv + "/bin/spark-pipelines init --name py_init");
+  ASSERT_EQ(init.exit_code, 0) << init.out << init.err;
+  const fs::path project = tmp_.path() / "py_init";
+  ASSERT_TRUE(fs::exists(project / "transformations" / "example_python_materialized_view.py"));
+  CommandResult check = Thund("check " + ShellQuote(project.string()));
+  ASSERT_EQ(check.exit_code, 0) << check.out << check.err;
+  CommandResult run = Thund("run " + ShellQuote(project.string()) + " --events none");
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  // The same project on Spark, unchanged (the stock CLI, default schema).
+  CommandResult spark = RunOnSpark(project.string(), "default");
+  ASSERT_EQ(spark.exit_code, 0) << spark.out << spark.err;
+  for (const char* d : {"example_python_materialized_view", "example_sql_materialized_view"}) {
+    SCOPED_TRACE(d);
+    auto a = Rows(project.string(), d, false);
+    auto b = Rows(project.string(), d, true);
+    ASSERT_TRUE(a && b);
+    EXPECT_GT(a->num_rows(), 0);
+    EXPECT_TRUE(TablesEqualUnordered(*a, *b, /*check_types=*/false));
+  }
+  // It converts to the other surfaces like any pipeline.
+  CommandResult fmt = Thund("fmt " + ShellQuote(project.string()) + " --to yaml");
+  ASSERT_EQ(fmt.exit_code, 0) << fmt.err;
+  EXPECT_THAT(fmt.out, HasSubstr("example_python_materialized_view"));
+}
+
+TEST_F(PythonProjectsTest, BatchProjectMixedWithSqlEqualsSpark) {
+  WriteText(tmp_.path() / "input" / "orders.csv",
+            "id,customer,cents\n1,ann,500\n2,bob,300\n3,ann,900\n4,cid,50\n5,bob,1200\n"
+            "6,ann,20\n7,dee,0\n8,cid,2000\n");
+  WriteParquet(tmp_.path() / "input" / "customers" / "part-0.parquet",
+               Strings({"customer", "region"}, {{"ann", "bob", "cid", "eve"},
+                                                 {"north", "south", "north", "west"}}));
+  const std::string native = Project("py_batch", "native", "py_batch");
+  const std::string spark = Project("py_batch", "spark", "py_batch");
+  CommandResult n = Thund("run " + ShellQuote(native) + " --events none");
+  ASSERT_EQ(n.exit_code, 0) << n.out << n.err;
+  CommandResult s = RunOnSpark(spark, "py_batch");
+  ASSERT_EQ(s.exit_code, 0) << s.out << s.err;
+  ExpectSame(native, spark,
+             {"customer_totals", "top_orders", "big_by_region", "all_customers", "report"});
+}
+
+TEST_F(PythonProjectsTest, StreamingProjectEqualsSpark) {
+  WriteParquet(tmp_.path() / "input" / "events" / "a.parquet", Events(30));
+  const std::string native = Project("py_stream", "native", "py_stream");
+  const std::string spark = Project("py_stream", "spark", "py_stream");
+  CommandResult n = Thund("run " + ShellQuote(native) + " --events none");
+  ASSERT_EQ(n.exit_code, 0) << n.out << n.err;
+  CommandResult s = RunOnSpark(spark, "py_stream");
+  ASSERT_EQ(s.exit_code, 0) << s.out << s.err;
+  ExpectSame(native, spark, {"events", "clicks", "activity", "per_kind"});
+}
+
+TEST_F(PythonProjectsTest, UnsupportedConstructsAreRefusedWhereWritten) {
+  struct Case {
+    std::string code;
+    int line;
+    std::string message;
+  };
+  const std::string head = "from pyspark import pipelines as dp\nfrom pyspark.sql import "
+                           "functions as F\n\n@dp.materialized_view\ndef m():\n";
+  std::vector<Case> cases = {
+      {head + "    f = F.udf(lambda x: x)\n    return spark.range(3).select(f('id'))\n", 6,
+       "a Python UDF is not supported"},
+      {head + "    rows = spark.range(3).collect()\n    return spark.range(len(rows))\n", 6,
+       "DataFrame.collect() is not supported"},
+      {head + "    return spark.range(3).toPandas()\n", 6, "DataFrame.toPandas() is not supported"},
+      {head + "    return spark.conf.get('missing_key')\n", 6, "spark.conf.get('missing_key')"},
+      {head + "    return spark.read.table('nowhere')\n", 4, "reads a dataset whose columns"},
+      {"from pyspark import pipelines as dp\n\ndef broken(:\n", 3, "Python syntax error"},
+  };
+  int i = 0;
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.code);
+    const fs::path dir = tmp_.path() / ("refused-" + std::to_string(i++));
+    WriteText(dir / "spark-pipeline.yml",
+              "name: r\nstorage: s\nlibraries:\n  - glob:\n      include: t/**\n");
+    WriteText(dir / "t" / "m.py", c.code);
+    CommandResult r = Thund("check " + ShellQuote(dir.string()) + " --format json");
+    EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+    EXPECT_THAT(r.out, HasSubstr(c.message));
+    EXPECT_THAT(r.out, HasSubstr("\"line\": " + std::to_string(c.line)));
+    EXPECT_THAT(r.out, HasSubstr((dir / "t" / "m.py").string()));
+  }
+}
+
+}  // namespace
+}  // namespace thund
