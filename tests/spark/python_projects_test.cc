@@ -3,7 +3,9 @@
 // `spark-pipelines run`; every dataset is equal. The oracle is Spark.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -73,6 +75,13 @@ std::shared_ptr<arrow::Table> Events(int64_t n) {
       arrow::schema({arrow::field("id", arrow::int64()), arrow::field("user_id", arrow::int64()),
                      arrow::field("kind", arrow::utf8()), arrow::field("page", arrow::utf8())}),
       {a, b, c, d});
+}
+
+// A schema no earlier run on the same server used: the server's catalog
+// outlives a test, and the stock CLI leaves a table's old state behind.
+std::string UniqueSchema(const std::string& stem) {
+  return stem + "_" + std::to_string(::getpid()) + "_" +
+         std::to_string(std::chrono::steady_clock::now().time_since_epoch().count() % 100000);
 }
 
 class PythonProjectsTest : public ::testing::Test {
@@ -189,11 +198,12 @@ TEST_F(PythonProjectsTest, BatchProjectMixedWithSqlEqualsSpark) {
   WriteParquet(tmp_.path() / "input" / "customers" / "part-0.parquet",
                Strings({"customer", "region"}, {{"ann", "bob", "cid", "eve"},
                                                  {"north", "south", "north", "west"}}));
-  const std::string native = Project("py_batch", "native", "py_batch");
-  const std::string spark = Project("py_batch", "spark", "py_batch");
+  const std::string db = UniqueSchema("py_batch");
+  const std::string native = Project("py_batch", "native", db);
+  const std::string spark = Project("py_batch", "spark", db);
   CommandResult n = Thund("run " + ShellQuote(native) + " --events none");
   ASSERT_EQ(n.exit_code, 0) << n.out << n.err;
-  CommandResult s = RunOnSpark(spark, "py_batch");
+  CommandResult s = RunOnSpark(spark, db);
   ASSERT_EQ(s.exit_code, 0) << s.out << s.err;
   ExpectSame(native, spark,
              {"customer_totals", "top_orders", "big_by_region", "all_customers", "report"});
@@ -201,11 +211,12 @@ TEST_F(PythonProjectsTest, BatchProjectMixedWithSqlEqualsSpark) {
 
 TEST_F(PythonProjectsTest, StreamingProjectEqualsSpark) {
   WriteParquet(tmp_.path() / "input" / "events" / "a.parquet", Events(30));
-  const std::string native = Project("py_stream", "native", "py_stream");
-  const std::string spark = Project("py_stream", "spark", "py_stream");
+  const std::string db = UniqueSchema("py_stream");
+  const std::string native = Project("py_stream", "native", db);
+  const std::string spark = Project("py_stream", "spark", db);
   CommandResult n = Thund("run " + ShellQuote(native) + " --events none");
   ASSERT_EQ(n.exit_code, 0) << n.out << n.err;
-  CommandResult s = RunOnSpark(spark, "py_stream");
+  CommandResult s = RunOnSpark(spark, db);
   ASSERT_EQ(s.exit_code, 0) << s.out << s.err;
   ExpectSame(native, spark, {"events", "clicks", "activity", "per_kind"});
 }
