@@ -310,7 +310,7 @@ if not hasattr(_F, "window"):
     def _window(column, duration, slide=None, start=None):
         col = column if isinstance(column, str) else column.alias_or_name
         args = f"{col}, '{duration}'" + (f", '{slide}'" if slide else "")
-        return _F.expr(f"window({args})")
+        return _F.expr(f"window({args})").alias("window")
     _F.window = _window
 
 # ----------------------------------------------------- pyspark.pipelines ----
@@ -401,7 +401,11 @@ def evaluate(d):
 def add_table_of(name, df):
     """An empty table `name` with df's columns, typed by DuckDB (Spark types where
     DuckDB's differ: sum() of BIGINT is HUGEINT in DuckDB, BIGINT in Spark)."""
-    rows = CON.execute("DESCRIBE " + df.sql(dialect="duckdb", optimize=False)).fetchall()
+    try:
+        rows = CON.execute("DESCRIBE " + df.sql(dialect="duckdb", optimize=False)).fetchall()
+    except duckdb.Error:
+        # Spark-only SQL (window(), ...): the names are what later reads need.
+        rows = [(c, "VARCHAR") for c in df.columns]
     fixes = {"HUGEINT": "BIGINT", "UHUGEINT": "BIGINT", "UBIGINT": "BIGINT"}
     cols = ", ".join(f"{quote(r[0])} {fixes.get(r[1], r[1])}" for r in rows)
     CON.execute(f"CREATE OR REPLACE TABLE {quote(name)} ({cols})")
