@@ -9,41 +9,22 @@
 #include <filesystem>
 #include <fstream>
 
-#include <arrow/api.h>
-#include <arrow/io/file.h>
-#include <parquet/arrow/reader.h>
-#include <parquet/arrow/writer.h>
-
 #include "backend/spark/spark_connect_client.h"
-#include "engine/table_compare.h"
-#include "testing/run_command.h"
-#include "testing/spark_server.h"
+#include "spark/spark_fixture.h"
 
 namespace thund {
 namespace {
 
 namespace fs = std::filesystem;
 using engine::testing::TablesEqualUnordered;
-using engine::testing::TempDir;
 using ::testing::HasSubstr;
 using thund::testing::CommandResult;
 using thund::testing::RunCommand;
 using thund::testing::ShellQuote;
+using thund::testing::WriteParquet;
+using thund::testing::WriteText;
 
 const fs::path kCorpus = fs::path(THUND_SOURCE_DIR) / "tests/data/spark_python";
-
-void WriteText(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary) << text;
-}
-
-void WriteParquet(const fs::path& path, const std::shared_ptr<arrow::Table>& t) {
-  fs::create_directories(path.parent_path());
-  auto out = arrow::io::FileOutputStream::Open(path.string());
-  ASSERT_TRUE(out.ok()) << out.status().ToString();
-  THUND_ASSERT_OK(parquet::arrow::WriteTable(*t, arrow::default_memory_pool(), *out, 1024));
-  THUND_ASSERT_OK((*out)->Close());
-}
 
 std::shared_ptr<arrow::Table> Strings(const std::vector<std::string>& names,
                                       const std::vector<std::vector<std::string>>& cols) {
@@ -84,17 +65,8 @@ std::string UniqueSchema(const std::string& stem) {
          std::to_string(std::chrono::steady_clock::now().time_since_epoch().count() % 100000);
 }
 
-class PythonProjectsTest : public ::testing::Test {
+class PythonProjectsTest : public thund::testing::SparkFixture {
  protected:
-  void SetUp() override {
-    auto remote = thund::testing::SharedSparkRemote();
-    ASSERT_TRUE(remote.ok()) << remote.status().ToString();
-    remote_ = *remote;
-  }
-
-  CommandResult Thund(const std::string& args) const {
-    return RunCommand(std::string(THUND_BINARY) + " " + args);
-  }
 
   // A copy of corpus project `name` whose spec names `database` (created on
   // Spark: SDP does not create it) and the configuration the files read.
@@ -122,51 +94,14 @@ class PythonProjectsTest : public ::testing::Test {
     if (client.ok()) {
       EXPECT_TRUE((*client)->ExecuteSql("CREATE SCHEMA IF NOT EXISTS " + database).ok());
     }
-    const std::string venv = thund::testing::SparkVenv();
-    return RunCommand("cd " + ShellQuote(project) + " && env -u SPARK_HOME PATH=" +
-                      ShellQuote(venv + "/bin") + ":$PATH " + venv +
-                      "/bin/spark-pipelines run --remote " + remote_ +
-                      " --full-refresh-all --spec spark-pipeline.yml");
+    return StockCli(project,
+                    "run --remote " + remote_ + " --full-refresh-all --spec spark-pipeline.yml");
   }
 
-  std::shared_ptr<arrow::Table> Rows(const std::string& project, const std::string& dataset,
-                                     bool spark) {
-    const std::string file = (tmp_.path() / ("rows-" + std::to_string(reads_++) + ".parquet"));
-    std::string args = "show " + dataset + " " + ShellQuote(project) + " --format parquet -o " +
-                       ShellQuote(file);
-    if (spark) args += " --backend spark --remote " + remote_;
-    CommandResult c = Thund(args);
-    EXPECT_EQ(c.exit_code, 0) << args << "\n" << c.out << c.err;
-    auto in = arrow::io::ReadableFile::Open(file);
-    if (!in.ok()) return nullptr;
-    auto reader = parquet::arrow::OpenFile(*in, arrow::default_memory_pool());
-    if (!reader.ok()) return nullptr;
-    auto t = (*reader)->ReadTable();
-    return t.ok() ? *t : nullptr;
-  }
-
-  void ExpectSame(const std::string& native, const std::string& spark,
-                  const std::vector<std::string>& datasets) {
-    for (const auto& d : datasets) {
-      SCOPED_TRACE("dataset " + d);
-      auto a = Rows(native, d, false);
-      auto b = Rows(spark, d, true);
-      ASSERT_TRUE(a && b);
-      EXPECT_GT(a->num_rows(), 0);
-      EXPECT_TRUE(TablesEqualUnordered(*a, *b, /*check_types=*/false));
-    }
-  }
-
-  TempDir tmp_;
-  std::string remote_;
-  int reads_ = 0;
 };
 
 TEST_F(PythonProjectsTest, TheSparkPipelinesInitProjectRunsNativelyAsOnSpark) {
-  const std::string venv = thund::testing::SparkVenv();
-  CommandResult init = RunCommand("cd " + ShellQuote(tmp_.path().string()) +
-                                  " && env -u SPARK_HOME PATH=" + ShellQuote(venv + "/bin") +
-                                  ":$PATH " + venv + "/bin/spark-pipelines init --name py_init");
+  CommandResult init = StockCli(tmp_.path().string(), "init --name py_init");
   ASSERT_EQ(init.exit_code, 0) << init.out << init.err;
   const fs::path project = tmp_.path() / "py_init";
   ASSERT_TRUE(fs::exists(project / "transformations" / "example_python_materialized_view.py"));
@@ -205,7 +140,7 @@ TEST_F(PythonProjectsTest, BatchProjectMixedWithSqlEqualsSpark) {
   ASSERT_EQ(n.exit_code, 0) << n.out << n.err;
   CommandResult s = RunOnSpark(spark, db);
   ASSERT_EQ(s.exit_code, 0) << s.out << s.err;
-  ExpectSame(native, spark,
+  ExpectSameDatasets(native, spark,
              {"customer_totals", "top_orders", "big_by_region", "all_customers", "report"});
 }
 
@@ -218,7 +153,7 @@ TEST_F(PythonProjectsTest, StreamingProjectEqualsSpark) {
   ASSERT_EQ(n.exit_code, 0) << n.out << n.err;
   CommandResult s = RunOnSpark(spark, db);
   ASSERT_EQ(s.exit_code, 0) << s.out << s.err;
-  ExpectSame(native, spark, {"events", "clicks", "activity", "per_kind"});
+  ExpectSameDatasets(native, spark, {"events", "clicks", "activity", "per_kind"});
 }
 
 TEST_F(PythonProjectsTest, UnsupportedConstructsAreRefusedWhereWritten) {

@@ -9,48 +9,24 @@
 #include <filesystem>
 #include <fstream>
 
-#include <arrow/api.h>
-#include <arrow/io/file.h>
-#include <parquet/arrow/reader.h>
-#include <parquet/arrow/writer.h>
-
 #include "engine/duckdb/duckdb_session.h"
-#include "engine/table_compare.h"
-#include "testing/run_command.h"
-#include "testing/spark_server.h"
+#include "spark/spark_fixture.h"
 
 namespace thund {
 namespace {
 
 namespace fs = std::filesystem;
 using engine::testing::TablesEqualUnordered;
-using engine::testing::TempDir;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using thund::testing::CommandResult;
 using thund::testing::RunCommand;
+using thund::testing::ReadParquet;
 using thund::testing::ShellQuote;
+using thund::testing::WriteParquet;
+using thund::testing::WriteText;
 
 const std::string kCorpus = std::string(THUND_SOURCE_DIR) + "/tests/data/spark";
-
-void WriteText(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary) << text;
-}
-
-void WriteParquet(const fs::path& path, const std::shared_ptr<arrow::Table>& t) {
-  fs::create_directories(path.parent_path());
-  auto out = arrow::io::FileOutputStream::Open(path.string());
-  ASSERT_TRUE(out.ok()) << out.status().ToString();
-  THUND_ASSERT_OK(parquet::arrow::WriteTable(*t, arrow::default_memory_pool(), *out, 1024));
-  THUND_ASSERT_OK((*out)->Close());
-}
-
-arrow::Result<std::shared_ptr<arrow::Table>> ReadParquet(const std::string& path) {
-  ARROW_ASSIGN_OR_RAISE(auto in, arrow::io::ReadableFile::Open(path));
-  ARROW_ASSIGN_OR_RAISE(auto reader, parquet::arrow::OpenFile(in, arrow::default_memory_pool()));
-  return reader->ReadTable();
-}
 
 // Every Parquet file under `dir` (a sink's output), as one table, via DuckDB.
 arrow::Result<std::shared_ptr<arrow::Table>> ReadParquetDir(const std::string& dir) {
@@ -78,17 +54,8 @@ std::shared_ptr<arrow::Table> Events(int64_t first, int64_t n) {
                             {a, b, c, d});
 }
 
-class SparkBackendTest : public ::testing::Test {
+class SparkBackendTest : public thund::testing::SparkFixture {
  protected:
-  void SetUp() override {
-    auto remote = thund::testing::SharedSparkRemote();
-    ASSERT_TRUE(remote.ok()) << remote.status().ToString();
-    remote_ = *remote;
-  }
-
-  CommandResult Thund(const std::string& args) const {
-    return RunCommand(std::string(THUND_BINARY) + " " + args);
-  }
 
   // A copy of corpus project `name` for one backend: its spec names a schema
   // of its own and the input / output directories.
@@ -118,36 +85,6 @@ class SparkBackendTest : public ::testing::Test {
                  " --spark-storage " + ShellQuote(project + "/spark-checkpoints") + " " + extra);
   }
 
-  // The dataset as each backend stored it (Spark's read back over Spark Connect).
-  std::shared_ptr<arrow::Table> Rows(const std::string& project, const std::string& dataset,
-                                     bool spark) {
-    const std::string file = (tmp_.path() / ("rows-" + std::to_string(reads_++) + ".parquet"));
-    std::string args = "show " + dataset + " " + ShellQuote(project) + " --format parquet -o " +
-                       ShellQuote(file);
-    if (spark) args += " --backend spark --remote " + remote_;
-    CommandResult r = Thund(args);
-    EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.out << r.err;
-    auto t = ReadParquet(file);
-    EXPECT_TRUE(t.ok()) << t.status().ToString();
-    return t.ok() ? *t : nullptr;
-  }
-
-  void ExpectSameDatasets(const std::string& native, const std::string& spark,
-                          const std::vector<std::string>& datasets) {
-    for (const auto& d : datasets) {
-      SCOPED_TRACE("dataset " + d);
-      auto a = Rows(native, d, false);
-      auto b = Rows(spark, d, true);
-      ASSERT_TRUE(a && b);
-      EXPECT_GT(a->num_rows(), 0);
-      // Values, not types: Spark infers int where DuckDB reads BIGINT.
-      EXPECT_TRUE(TablesEqualUnordered(*a, *b, /*check_types=*/false));
-    }
-  }
-
-  TempDir tmp_;
-  std::string remote_;
-  int reads_ = 0;
 };
 
 TEST_F(SparkBackendTest, BatchProjectGivesTheSameDatasetsOnBothBackends) {
@@ -299,11 +236,8 @@ TEST_F(SparkBackendTest, LoweredProjectRunsOnTheStockSparkPipelinesCli) {
                           ShellQuote((dir / "spark-storage").string()));
   ASSERT_EQ(l.exit_code, 0) << l.out << l.err;
   EXPECT_TRUE(fs::exists(fs::path(lowered) / "transformations" / "thund_definitions.py"));
-  const std::string venv = thund::testing::SparkVenv();
-  CommandResult stock = RunCommand("cd " + ShellQuote(lowered) + " && env -u SPARK_HOME PATH=" +
-                                   ShellQuote(venv + "/bin") + ":$PATH " + venv +
-                                   "/bin/spark-pipelines run --remote " + remote_ +
-                                   " --full-refresh-all --spec spark-pipeline.yml");
+  CommandResult stock =
+      StockCli(lowered, "run --remote " + remote_ + " --full-refresh-all --spec spark-pipeline.yml");
   ASSERT_EQ(stock.exit_code, 0) << stock.out << stock.err;
   EXPECT_THAT(stock.out + stock.err, Not(HasSubstr("FAILED")));
   // Spark's sink files (written by the stock CLI), before the native run
