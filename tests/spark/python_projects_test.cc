@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <sstream>
 #include <fstream>
 
 #include "backend/spark/spark_connect_client.h"
@@ -154,6 +155,36 @@ TEST_F(PythonProjectsTest, StreamingProjectEqualsSpark) {
   CommandResult s = RunOnSpark(spark, db);
   ASSERT_EQ(s.exit_code, 0) << s.out << s.err;
   ExpectSameDatasets(native, spark, {"events", "clicks", "activity", "per_kind"});
+}
+
+TEST_F(PythonProjectsTest, TheSparkBackendSendsThePythonFilesUnchanged) {
+  // thund run --backend spark: SQL through thund's lowering, the .py files
+  // through pyspark's own client in thund's Spark Connect session.
+  WriteParquet(tmp_.path() / "input" / "events" / "a.parquet", Events(24));
+  const std::string db = UniqueSchema("py_backend");
+  const std::string native = Project("py_stream", "native", db);
+  const std::string spark = Project("py_stream", "spark", db);
+  WriteText(fs::path(spark) / "transformations" / "users.sql",
+            "CREATE MATERIALIZED VIEW users AS SELECT DISTINCT user_id FROM activity;\n");
+  WriteText(fs::path(native) / "transformations" / "users.sql",
+            "CREATE MATERIALIZED VIEW users AS SELECT DISTINCT user_id FROM activity;\n");
+  CommandResult n = Thund("run " + ShellQuote(native) + " --events none");
+  ASSERT_EQ(n.exit_code, 0) << n.out << n.err;
+  CommandResult s = Thund("run " + ShellQuote(spark) + " --backend spark --remote " + remote_ +
+                          " --full-refresh-all");
+  ASSERT_EQ(s.exit_code, 0) << s.out << s.err;
+  EXPECT_THAT(s.out, HasSubstr("flow 'clicks': done"));
+  ExpectSameDatasets(native, spark, {"events", "clicks", "activity", "per_kind", "users"});
+  // thund lower copies the .py files as they are.
+  const fs::path lowered = tmp_.path() / "lowered";
+  CommandResult l = Thund("lower --to spark " + ShellQuote(spark) + " " + ShellQuote(lowered));
+  ASSERT_EQ(l.exit_code, 0) << l.out << l.err;
+  std::ifstream a(fs::path(spark) / "transformations" / "events.py");
+  std::ifstream b(lowered / "transformations" / "events.py");
+  std::stringstream sa, sb;
+  sa << a.rdbuf();
+  sb << b.rdbuf();
+  EXPECT_EQ(sa.str(), sb.str());
 }
 
 TEST_F(PythonProjectsTest, UnsupportedConstructsAreRefusedWhereWritten) {

@@ -1,14 +1,29 @@
 #include "backend/spark/spark_backend.h"
 
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <regex>
+#include <sstream>
 
 #include <arrow/scalar.h>
 #include <arrow/table.h>
 #include <fmt/format.h>
 
 #include "authoring/sql/sql_internal.h"
+
+#ifndef THUND_SPARK_PYTHON_DEFAULT
+#error "THUND_SPARK_PYTHON_DEFAULT (the pyspark venv's python) must be defined"
+#endif
+
+extern char** environ;
 
 namespace thund::spark {
 namespace {
@@ -37,6 +52,52 @@ struct FlowStates {
   std::map<std::string, std::string> state;    // spark flow (lower) -> last state
   std::map<std::string, std::string> error;    // spark flow (lower) -> failure message
 };
+
+// The project's Python SDP files go to Spark unchanged: pyspark's own
+// pipelines client (python/thund_sdp/spark_register.py, in the pyspark
+// environment) imports them in this client's session, into `graph`.
+arrow::Status RegisterPythonFiles(const SparkConnectClient& client, const std::string& graph,
+                                  const std::vector<std::string>& files) {
+  if (files.empty()) return arrow::Status::OK();
+  const char* env = std::getenv("THUND_SPARK_PYTHON");
+  const std::string python = env && *env ? env : THUND_SPARK_PYTHON_DEFAULT;
+  if (::access(python.c_str(), X_OK) != 0) {
+    return arrow::Status::IOError("the project has Python files, and registering them on Spark "
+                                  "needs pyspark's Python (", python, ", missing): run "
+                                  "scripts/bootstrap.sh or set THUND_SPARK_PYTHON");
+  }
+  std::vector<std::string> args = {python, THUND_SPARK_REGISTER, client.remote().ToString(),
+                                   SparkConnectClient::kUser, client.session_id(), graph};
+  for (const auto& f : files) args.push_back(f);
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const std::string log = (std::filesystem::temp_directory_path() /
+                           ("thund-spark-register-" + std::to_string(::getpid()) + ".log"))
+                              .string();
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  pid_t pid = -1;
+  const int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  int status = 0;
+  if (rc != 0 || ::waitpid(pid, &status, 0) != pid) {
+    return arrow::Status::IOError("cannot start ", python);
+  }
+  std::ifstream in(log);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::error_code ec;
+  std::filesystem::remove(log, ec);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::string err = text.str();
+    if (err.size() > 4000) err = err.substr(err.size() - 4000);
+    return arrow::Status::Invalid("Spark refused the project's Python files:\n", err);
+  }
+  return arrow::Status::OK();
+}
 
 }  // namespace
 
@@ -129,6 +190,7 @@ arrow::Result<RunSummary> SparkBackend::Run(const Pipeline& p, const RunOptions&
   }
   for (const auto& o : proj.outputs) ARROW_RETURN_NOT_OK(client->DefineOutput(graph, o));
   for (const auto& f : proj.flows) ARROW_RETURN_NOT_OK(client->DefineFlow(graph, f));
+  ARROW_RETURN_NOT_OK(RegisterPythonFiles(*client, graph, proj.python_files));
 
   // Spark's flow names -> the thund dataset they write.
   std::map<std::string, std::string> dataset_of;

@@ -79,8 +79,8 @@ struct SparkConnectClient::Impl {
   pb::ExecutePlanRequest Request() const {
     pb::ExecutePlanRequest req;
     req.set_session_id(session_id);
-    req.mutable_user_context()->set_user_id("thund");
-    req.mutable_user_context()->set_user_name("thund");
+    req.mutable_user_context()->set_user_id(SparkConnectClient::kUser);
+    req.mutable_user_context()->set_user_name(SparkConnectClient::kUser);
     req.set_client_type("thund");
     req.set_operation_id(RandomUuid());
     return req;
@@ -132,6 +132,8 @@ struct SparkConnectClient::Impl {
 SparkConnectClient::SparkConnectClient(SparkRemote remote, std::unique_ptr<Impl> impl)
     : remote_(std::move(remote)), impl_(std::move(impl)) {}
 SparkConnectClient::~SparkConnectClient() = default;
+
+const std::string& SparkConnectClient::session_id() const { return impl_->session_id; }
 
 arrow::Result<std::unique_ptr<SparkConnectClient>> SparkConnectClient::Connect(
     const SparkRemote& remote, int64_t connect_timeout_ms) {

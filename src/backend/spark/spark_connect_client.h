@@ -86,6 +86,10 @@ class SparkConnectClient {
   SparkConnectClient& operator=(const SparkConnectClient&) = delete;
 
   const SparkRemote& remote() const { return remote_; }
+  // The session this client speaks in (a process joining it with the same
+  // user and session id sees the same dataflow graphs).
+  const std::string& session_id() const;
+  static constexpr const char* kUser = "thund";
 
   // Runs one SQL statement for its effect (DDL, SET).
   arrow::Status ExecuteSql(const std::string& sql);

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <set>
+#include <sstream>
 
 #include <arrow/type.h>
 #include <arrow/util/key_value_metadata.h>
@@ -438,6 +440,10 @@ struct Lowerer {
 
   void LowerDataset(const Dataset& d) {
     std::vector<const Flow*> flows = p.FlowsInto(d.name);
+    // Flows a Python file defines reach Spark with the file.
+    flows.erase(std::remove_if(flows.begin(), flows.end(),
+                               [](const Flow* f) { return FromPython(f->location); }),
+                flows.end());
     const std::string name = QuoteName(d.name);
     if (d.keyed_write.enabled()) return;  // refused per flow (keyed-write)
     switch (d.kind) {
@@ -561,8 +567,20 @@ struct Lowerer {
     return "file://" + std::filesystem::absolute(s).lexically_normal().string();
   }
 
+  // Defined in a Python SDP file: Spark gets the file itself.
+  static bool FromPython(const SourceLocation& loc) {
+    return loc.file.size() > 3 && loc.file.compare(loc.file.size() - 3, 3, ".py") == 0;
+  }
+
   void Run() {
     SparkProject& proj = out.project;
+    for (const Dataset& d : p.datasets) {
+      if (FromPython(d.location) &&
+          std::find(proj.python_files.begin(), proj.python_files.end(), d.location.file) ==
+              proj.python_files.end()) {
+        proj.python_files.push_back(d.location.file);
+      }
+    }
     proj.name = p.name.empty() ? "pipeline" : p.name;
     proj.catalog = p.catalog;
     proj.database = p.database;
@@ -570,13 +588,20 @@ struct Lowerer {
     proj.configuration = p.configuration;
     if (auto planned = sql::PlanPipeline(p); planned.ok()) plans = std::move(*planned);
     for (const Flow& f : p.flows) {
+      if (FromPython(f.location)) continue;  // Spark reads the Python file itself
       CheckCapabilities(f);
       CheckSql(f);
       if (f.cdc) continue;  // refused above
       CheckStreaming(f, p.FindDataset(f.target));
     }
     if (HasErrors(out.diagnostics)) return;
-    for (const Dataset& d : p.datasets) LowerDataset(d);
+    for (const Dataset& d : p.datasets) {
+      if (FromPython(d.location)) {
+        if (IsStored(d.kind)) proj.stored_datasets.push_back(d.name);
+        continue;
+      }
+      LowerDataset(d);
+    }
     if (!p.database.empty()) {
       Report(nullptr, "", "schema", p.database,
              "SDP does not create the pipeline's schema: thund run --backend spark creates it "
@@ -716,6 +741,12 @@ std::map<std::string, std::string> ProjectFiles(const SparkProject& proj) {
   spec += "libraries:\n  - glob:\n      include: transformations/**\n";
   files["spark-pipeline.yml"] = spec;
   if (!proj.flows.empty()) files["transformations/thund_definitions.py"] = PythonDefinitions(proj);
+  for (const std::string& py : proj.python_files) {
+    std::ifstream in(py, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    files["transformations/" + std::filesystem::path(py).filename().string()] = text.str();
+  }
   return files;
 }
 

@@ -88,8 +88,10 @@ struct SparkProject {
   std::vector<OutputDefinition> outputs;
   std::vector<FlowDefinition> flows;
   std::vector<SparkReportItem> report;
-  // The names Spark gives each thund dataset (lower-case, as Spark stores them).
   std::vector<std::string> stored_datasets;  // materialized views and streaming tables
+  // The project's Python SDP files (absolute paths): they go to Spark as they
+  // are, so the datasets and flows they define are not lowered from the IR.
+  std::vector<std::string> python_files;
 };
 
 struct SparkLowering {
@@ -106,7 +108,8 @@ std::string QualifiedName(const SparkProject& project, const std::string& datase
 // "t" or "db.t" as back-quoted Spark SQL identifier parts.
 std::string BackQuotedName(const std::string& name);
 
-// The project as files: spark-pipeline.yml, the SQL files and, when there are
+// The project as files: spark-pipeline.yml, the SQL files, the project's own
+// Python files (unchanged, under transformations/) and, when there are
 // elements outside SQL, transformations/thund_definitions.py. Keys are paths
 // relative to the project root.
 std::map<std::string, std::string> ProjectFiles(const SparkProject& project);
