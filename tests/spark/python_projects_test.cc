@@ -21,6 +21,7 @@ using engine::testing::TablesEqualUnordered;
 using ::testing::HasSubstr;
 using thund::testing::CommandResult;
 using thund::testing::RunCommand;
+using thund::testing::ReadParquetDir;
 using thund::testing::ShellQuote;
 using thund::testing::WriteParquet;
 using thund::testing::WriteText;
@@ -81,7 +82,7 @@ class PythonProjectsTest : public thund::testing::SparkFixture {
               "name: " + name + "\nstorage: file://" + (dir / "storage").string() +
                   "\ndatabase: " + database + "\nconfiguration:\n  input: " +
                   (tmp_.path() / "input").string() +
-                  "\n  threshold: \"1000\"\n  spark.sql.streaming.schemaInference: \"true\"\n"
+                  "\n  output: " + (dir / "out").string() + "\n  threshold: \"1000\"\n  spark.sql.streaming.schemaInference: \"true\"\n"
                   "libraries:\n  - glob:\n      include: transformations/**\n");
     return dir.string();
   }
@@ -155,6 +156,12 @@ TEST_F(PythonProjectsTest, StreamingProjectEqualsSpark) {
   CommandResult s = RunOnSpark(spark, db);
   ASSERT_EQ(s.exit_code, 0) << s.out << s.err;
   ExpectSameDatasets(native, spark, {"events", "clicks", "activity", "per_kind"});
+  // The Python sink wrote the same rows.
+  auto a = ReadParquetDir(native + "/out/click_export");
+  auto b = ReadParquetDir(spark + "/out/click_export");
+  ASSERT_TRUE(a.ok() && b.ok()) << a.status().ToString() << b.status().ToString();
+  EXPECT_GT((*a)->num_rows(), 0);
+  EXPECT_TRUE(TablesEqualUnordered(**a, **b, /*check_types=*/false));
 }
 
 TEST_F(PythonProjectsTest, TheSparkBackendSendsThePythonFilesUnchanged) {

@@ -9,7 +9,6 @@
 #include <filesystem>
 #include <fstream>
 
-#include "engine/duckdb/duckdb_session.h"
 #include "spark/spark_fixture.h"
 
 namespace thund {
@@ -22,17 +21,13 @@ using ::testing::Not;
 using thund::testing::CommandResult;
 using thund::testing::RunCommand;
 using thund::testing::ReadParquet;
+using thund::testing::ReadParquetDir;
 using thund::testing::ShellQuote;
 using thund::testing::WriteParquet;
 using thund::testing::WriteText;
 
 const std::string kCorpus = std::string(THUND_SOURCE_DIR) + "/tests/data/spark";
 
-// Every Parquet file under `dir` (a sink's output), as one table, via DuckDB.
-arrow::Result<std::shared_ptr<arrow::Table>> ReadParquetDir(const std::string& dir) {
-  ARROW_ASSIGN_OR_RAISE(auto session, engine::DuckDbSession::Open());
-  return session->Query("SELECT * FROM read_parquet('" + dir + "/**/*.parquet')");
-}
 
 std::shared_ptr<arrow::Table> Events(int64_t first, int64_t n) {
   arrow::Int64Builder id, user;

@@ -15,6 +15,7 @@
 #include <parquet/arrow/reader.h>
 #include <parquet/arrow/writer.h>
 
+#include "engine/duckdb/duckdb_session.h"
 #include "engine/table_compare.h"
 #include "testing/run_command.h"
 #include "testing/spark_server.h"
@@ -39,6 +40,12 @@ inline arrow::Result<std::shared_ptr<arrow::Table>> ReadParquet(const std::strin
   ARROW_ASSIGN_OR_RAISE(auto in, arrow::io::ReadableFile::Open(path));
   ARROW_ASSIGN_OR_RAISE(auto reader, parquet::arrow::OpenFile(in, arrow::default_memory_pool()));
   return reader->ReadTable();
+}
+
+// Every Parquet file under `dir` (a sink's output), as one table, via DuckDB.
+inline arrow::Result<std::shared_ptr<arrow::Table>> ReadParquetDir(const std::string& dir) {
+  ARROW_ASSIGN_OR_RAISE(auto session, engine::DuckDbSession::Open());
+  return session->Query("SELECT * FROM read_parquet('" + dir + "/**/*.parquet')");
 }
 
 class SparkFixture : public ::testing::Test {

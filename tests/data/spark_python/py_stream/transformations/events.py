@@ -31,3 +31,14 @@ def per_kind():
         .groupBy("kind")
         .agg(F.count("*").alias("n"), F.countDistinct("user_id").alias("users"))
     )
+
+
+dp.create_sink(
+    "click_export", format="parquet",
+    options={"path": spark.conf.get("output") + "/click_export"},
+)
+
+
+@dp.append_flow(target="click_export")
+def export_clicks():
+    return spark.readStream.table("clicks").select("id", "page")
