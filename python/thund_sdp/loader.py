@@ -358,10 +358,38 @@ def _create_sink(name, format, options=None):
     _define("sink", name, None, {"format": format, "options": dict(options or {})})
 
 
-def _create_auto_cdc_flow(*args, **kw):
+def _sql_of(value):
+    """A column name or Column as Spark SQL text."""
+    if isinstance(value, str):
+        return value
+    expression = getattr(value, "expression", None)
+    if expression is None:
+        raise Refused(f"a {type(value).__name__} where a column is expected",
+                      "pass a column name or a pyspark.sql.functions column")
+    return expression.sql(dialect="spark")
+
+
+def _create_auto_cdc_flow(target, source, keys, sequence_by, apply_as_deletes=None,
+                          column_list=None, except_column_list=None, stored_as_scd_type=None,
+                          name=None, *, track_history_column_list=None,
+                          track_history_except_column_list=None, spark_conf=None):
     file, line = caller()
-    error(file, line, "create_auto_cdc_flow is not supported in Python definitions yet",
-          "write the AUTO CDC flow in a .sql file (CREATE FLOW ... AS AUTO CDC INTO ...)")
+    if column_list or track_history_column_list or track_history_except_column_list:
+        error(file, line, "create_auto_cdc_flow with column_list or track_history_* is not "
+              "supported yet", "use except_column_list, or write the flow in SQL")
+        return
+    try:
+        cdc = {"keys": [_sql_of(k) for k in keys], "sequence_by": _sql_of(sequence_by),
+               "apply_as_deletes": _sql_of(apply_as_deletes) if apply_as_deletes is not None
+               else "",
+               "except_columns": [_sql_of(c) for c in (except_column_list or [])],
+               "scd_type": int(stored_as_scd_type or 1)}
+    except Refused as r:
+        error(file, line, f"{r.construct} is not supported in create_auto_cdc_flow", r.hint)
+        return
+    STATE["definitions"].append({"kind": "cdc", "name": name or target, "function": None,
+                                 "file": file, "line": line,
+                                 "options": {"target": target, "source": source, "cdc": cdc}})
 
 
 pipelines = types.ModuleType("pyspark.pipelines")
@@ -479,7 +507,7 @@ def answer():
     datasets, flows = [], []
     for d in STATE["definitions"]:
         o = d["options"]
-        if d["kind"] == "flow":
+        if d["kind"] in ("flow", "cdc"):
             continue
         kind = {"streaming_table_decl": "streaming_table"}.get(d["kind"], d["kind"])
         ds = {"name": d["name"], "kind": kind, "file": d["file"], "line": d["line"],
@@ -490,6 +518,12 @@ def answer():
             ds["options"] = o["options"]
         datasets.append(ds)
     for d in STATE["definitions"]:
+        if d["kind"] == "cdc":
+            o = d["options"]
+            flows.append({"name": d["name"], "target": o["target"], "file": d["file"],
+                          "line": d["line"], "sql": f"SELECT * FROM STREAM({o['source']})",
+                          "cdc": o["cdc"]})
+            continue
         if "result" not in d:
             continue
         kind, body = d["result"]

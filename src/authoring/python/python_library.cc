@@ -154,6 +154,18 @@ void AddAnswer(const json& answer, Pipeline* p, Diagnostics* diags) {
       f.sql.clear();
       f.source = std::move(src);
     }
+    if (j.contains("cdc")) {
+      const json& c = j["cdc"];
+      Cdc cdc;
+      for (const auto& k : Member(c, "keys")) cdc.keys.push_back(k.get<std::string>());
+      cdc.sequence_by = c.value("sequence_by", "");
+      cdc.apply_as_deletes = c.value("apply_as_deletes", "");
+      for (const auto& k : Member(c, "except_columns")) {
+        cdc.except_columns.push_back(k.get<std::string>());
+      }
+      cdc.scd_type = c.value("scd_type", 1);
+      f.cdc = std::move(cdc);
+    }
     p->flows.push_back(std::move(f));
   }
 }
