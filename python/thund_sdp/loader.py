@@ -442,7 +442,6 @@ def add_table_of(name, df):
 def resolve():
     defs = STATE["definitions"]
     pending = [d for d in defs if d["function"] is not None]
-    kinds = {d["name"]: d["kind"] for d in defs}
     done = set()
     for _ in range(len(pending) + 1):
         progress = False
@@ -485,7 +484,6 @@ def resolve():
                   f"'{d['name']}' reads a dataset whose columns are not known when the "
                   "Python files are read", "define the datasets it reads in Python too, or "
                   "declare their schema")
-    del kinds
 
 
 def _file_columns(target, src):
