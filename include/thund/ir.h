@@ -367,6 +367,10 @@ struct Flow {
     return f;
   }
 
+  // Where line:column (1-based) of `sql` is in its file; `location` when
+  // sql_location is unknown.
+  SourceLocation SqlPosition(int line, int column) const;
+
   Flow& WithOnce(bool v = true) { once = v; return *this; }
   Flow& WithStreaming(StreamingSpec s) { streaming = std::move(s); return *this; }
   Flow& WithCdc(Cdc c) { cdc = std::move(c); return *this; }

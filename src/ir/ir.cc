@@ -326,6 +326,14 @@ std::string Flow::ToString() const {
   return out;
 }
 
+SourceLocation Flow::SqlPosition(int line, int column) const {
+  if (!sql_location.known() || line <= 0) return location;
+  SourceLocation loc = sql_location;
+  loc.line = sql_location.line + line - 1;
+  loc.column = line == 1 ? sql_location.column + column - 1 : sql_indent + column;
+  return loc;
+}
+
 StreamingMode EffectiveStreamingMode(const Flow& f, std::optional<StreamingMode> run_default) {
   if (f.streaming && f.streaming->mode) return *f.streaming->mode;
   return run_default.value_or(StreamingMode::kRecompute);

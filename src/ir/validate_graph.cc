@@ -49,12 +49,7 @@ void CheckInputs(const ValidateContext& ctx, Diagnostics* out) {
                 ", qualify an external table with its schema (db." + in.name +
                 "), or read a file with read_parquet('path') / read_csv('path')");
         // Where the reference is written, not where the statement starts.
-        if (f.sql_location.known() && in.line > 0) {
-          dg.location.file = f.sql_location.file;
-          dg.location.line = f.sql_location.line + in.line - 1;
-          dg.location.column =
-              in.line == 1 ? f.sql_location.column + in.column - 1 : f.sql_indent + in.column;
-        }
+        if (f.sql_location.known() && in.line > 0) dg.location = f.SqlPosition(in.line, in.column);
         out->push_back(std::move(dg));
         continue;
       }

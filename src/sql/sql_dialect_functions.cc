@@ -2,6 +2,7 @@
 // (SparkFunctionTable) so docs/sql.md can be checked against it.
 #include <algorithm>
 #include <cctype>
+#include <iterator>
 
 #include "sql/sql_dialect_internal.h"
 #include "thund/sql_dialect.h"
@@ -464,9 +465,26 @@ bool IsBareName(std::string_view s) {
 
 }  // namespace
 
+bool AfterTypeOrTableWord(const std::vector<Token>& t, size_t i) {
+  if (i == 0) return false;
+  const Token& prev = t[i - 1];
+  return IsOp(prev, ".") || IsOp(prev, "::") || IsWord(prev, "as") || IsWord(prev, "into") ||
+         IsWord(prev, "table") || IsWord(prev, "view");
+}
+
 }  // namespace thund::sql
 
 namespace thund {
+namespace {
+
+bool IsAnyWord(const sql::Token& t, const char* const* words, size_t n) {
+  for (size_t k = 0; k < n; ++k) {
+    if (sql::IsWord(t, words[k])) return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 std::vector<WrittenCall> SparkFunctionCalls(std::string_view spark_sql) {
   // Words that take "(" without being a call.
@@ -493,21 +511,16 @@ std::vector<WrittenCall> SparkFunctionCalls(std::string_view spark_sql) {
   std::vector<WrittenCall> out;
   for (size_t i = 0; i + 1 < t.size(); ++i) {
     if (t[i].kind != sql::TokKind::kIdent || !sql::IsOp(t[i + 1], "(")) continue;
-    if (i > 0 && (sql::IsOp(t[i - 1], ".") || sql::IsOp(t[i - 1], "::") ||
-                  sql::IsWord(t[i - 1], "as") || sql::IsWord(t[i - 1], "into") ||
-                  sql::IsWord(t[i - 1], "table") || sql::IsWord(t[i - 1], "view"))) {
-      continue;  // a type, a table, or a LATERAL VIEW generator's alias
-    }
-    bool clause = false;
-    for (const char* w : kClauseWords) clause = clause || sql::IsWord(t[i], w);
-    if (clause) continue;
+    if (sql::AfterTypeOrTableWord(t, i)) continue;
+    if (IsAnyWord(t[i], kClauseWords, std::size(kClauseWords))) continue;
     if (i > 0) {
       // After ")" or a name, `x(...)` is an alias with column names:
       // (VALUES ...) t(a, b), FROM tbl t(a, b).
       const sql::Token& prev = t[i - 1];
-      bool after_word = false;
-      for (const char* w : kCallFollows) after_word = after_word || sql::IsWord(prev, w);
-      if (sql::IsOp(prev, ")") || (sql::IsIdentifier(prev) && !after_word)) continue;
+      if (sql::IsOp(prev, ")") ||
+          (sql::IsIdentifier(prev) && !IsAnyWord(prev, kCallFollows, std::size(kCallFollows)))) {
+        continue;
+      }
     }
     out.push_back(WrittenCall{sql::ToLower(t[i].text), t[i].line, t[i].column,
                               sql::AtRelationStart(in, i)});
@@ -523,9 +536,7 @@ arrow::Status FunctionPass(const PassInput& in, std::vector<Edit>* out) {
   const auto& t = in.tokens;
   for (size_t i = 0; i + 1 < t.size(); ++i) {
     if (t[i].kind != TokKind::kIdent || !IsOp(t[i + 1], "(")) continue;
-    if (i > 0 && (IsOp(t[i - 1], ".") || IsOp(t[i - 1], "::") || IsWord(t[i - 1], "as") ||
-                  IsWord(t[i - 1], "into") || IsWord(t[i - 1], "table") ||
-                  IsWord(t[i - 1], "view") || IsWord(t[i - 1], "outer"))) {
+    if (AfterTypeOrTableWord(t, i) || (i > 0 && IsWord(t[i - 1], "outer"))) {
       continue;  // a type, a table, or LATERAL VIEW [OUTER] explode(...)
     }
     if (AtRelationStart(in, i)) continue;

@@ -90,6 +90,10 @@ struct Call {
 };
 std::optional<Call> CallAt(const PassInput& in, size_t name);
 
+// True when tokens[i] follows ".", "::", AS, INTO, TABLE or VIEW: `x(` there
+// is a type, a table, or a LATERAL VIEW generator, not a function call.
+bool AfterTypeOrTableWord(const std::vector<Token>& tokens, size_t i);
+
 // Microseconds of a duration argument of window()/TUMBLE(): '10 seconds',
 // INTERVAL 10 SECONDS, INTERVAL '10' SECOND. `what` names the argument in
 // errors.

@@ -1,8 +1,5 @@
 #include "authoring/python/python_library.h"
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -13,6 +10,7 @@
 #include <arrow/type.h>
 #include <nlohmann/json.hpp>
 
+#include "authoring/python/run_program.h"
 #include "sql/sql_analysis.h"
 #include "thund/type_names.h"
 
@@ -22,8 +20,6 @@
 #ifndef THUND_PYTHON_LOADER
 #error "THUND_PYTHON_LOADER (python/thund_sdp/loader.py) must be defined"
 #endif
-
-extern char** environ;
 
 namespace thund {
 namespace {
@@ -46,27 +42,6 @@ std::string ReadAll(const fs::path& p) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-// Runs `python loader.py < in > out 2> err`; the exit status.
-int RunLoader(const std::string& python, const fs::path& in, const fs::path& out,
-              const fs::path& err) {
-  std::vector<std::string> args = {python, THUND_PYTHON_LOADER};
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, in.c_str(), O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = -1;
-  const int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) return -1;
-  int status = 0;
-  if (::waitpid(pid, &status, 0) != pid) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 // Columns of the datasets thund can plan before the Python code runs.
@@ -199,7 +174,8 @@ void LoadPythonLibraries(const std::vector<std::string>& files, Pipeline* p,
                         std::to_string(reinterpret_cast<uintptr_t>(p)));
   fs::create_directories(dir, ec);
   { std::ofstream(dir / "request.json") << request.dump(); }
-  const int status = RunLoader(python, dir / "request.json", dir / "answer.json", dir / "err");
+  const int status = RunProgram({python, THUND_PYTHON_LOADER}, (dir / "request.json").string(),
+                                (dir / "answer.json").string(), (dir / "err").string());
   const std::string out = ReadAll(dir / "answer.json");
   const std::string err = ReadAll(dir / "err");
   fs::remove_all(dir, ec);

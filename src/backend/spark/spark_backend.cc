@@ -1,8 +1,5 @@
 #include "backend/spark/spark_backend.h"
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,13 +14,12 @@
 #include <arrow/table.h>
 #include <fmt/format.h>
 
+#include "authoring/python/run_program.h"
 #include "authoring/sql/sql_internal.h"
 
 #ifndef THUND_SPARK_PYTHON_DEFAULT
 #error "THUND_SPARK_PYTHON_DEFAULT (the pyspark venv's python) must be defined"
 #endif
-
-extern char** environ;
 
 namespace thund::spark {
 namespace {
@@ -69,29 +65,16 @@ arrow::Status RegisterPythonFiles(const SparkConnectClient& client, const std::s
   std::vector<std::string> args = {python, THUND_SPARK_REGISTER, client.remote().ToString(),
                                    SparkConnectClient::kUser, client.session_id(), graph};
   for (const auto& f : files) args.push_back(f);
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
   const std::string log = (std::filesystem::temp_directory_path() /
                            ("thund-spark-register-" + std::to_string(::getpid()) + ".log"))
                               .string();
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  pid_t pid = -1;
-  const int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  int status = 0;
-  if (rc != 0 || ::waitpid(pid, &status, 0) != pid) {
-    return arrow::Status::IOError("cannot start ", python);
-  }
+  const int status = RunProgram(args, "", log);
   std::ifstream in(log);
   std::stringstream text;
   text << in.rdbuf();
   std::error_code ec;
   std::filesystem::remove(log, ec);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+  if (status != 0) {
     std::string err = text.str();
     if (err.size() > 4000) err = err.substr(err.size() - 4000);
     return arrow::Status::Invalid("Spark refused the project's Python files:\n", err);

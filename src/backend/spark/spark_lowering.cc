@@ -34,15 +34,6 @@ const std::set<std::string>& SparkFunctions() {
   return names;
 }
 
-// Where `call` (a position inside flow f's query) is in its file.
-SourceLocation CallLocation(const Flow& f, const WrittenCall& call) {
-  if (!f.sql_location.known()) return f.location;
-  SourceLocation loc = f.sql_location;
-  loc.line = f.sql_location.line + call.line - 1;
-  loc.column = call.line == 1 ? f.sql_location.column + call.column - 1
-                              : f.sql_indent + call.column;
-  return loc;
-}
 
 struct Lowerer {
   const Pipeline& p;
@@ -51,12 +42,6 @@ struct Lowerer {
   std::map<std::string, plan::PlanPtr> plans;  // bound plans, by flow name
 
   void Refuse(const Flow* f, const Dataset* d, std::string message, std::string hint) {
-    // The rendering names the flow: do not say it twice.
-    if (f) {
-      for (const std::string& prefix : {"flow '" + f->name + "': ", "flow '" + f->name + "' "}) {
-        if (message.rfind(prefix, 0) == 0) message = message.substr(prefix.size());
-      }
-    }
     Diagnostic diag;
     diag.severity = Severity::kError;
     diag.code = kCode;
@@ -87,7 +72,7 @@ struct Lowerer {
       const std::string why = SparkCapabilityReason(options.version, cap);
       if (why.empty()) continue;
       Refuse(&f, p.FindDataset(f.target),
-             fmt::format("flow '{}' needs '{}', which Spark {} cannot run: {}", f.name, cap,
+             fmt::format("needs '{}', which Spark {} cannot run: {}", cap,
                          Name(options.version), why),
              "run it on the native backend (--backend native)");
     }
@@ -103,15 +88,15 @@ struct Lowerer {
       if (SparkFunctions().count(call.name) || !named.insert(call.name).second) continue;
       if (call.name == "tumble" || call.name == "hop" || call.name == "session") continue;
       Refuse(&f, p.FindDataset(f.target),
-             fmt::format("flow '{}': Spark has no {}function '{}'", f.name,
-                         call.table_function ? "table " : "", call.name),
+             fmt::format("Spark has no {}function '{}'", call.table_function ? "table " : "",
+                         call.name),
              call.table_function && call.name.rfind("read_", 0) == 0
                  ? "read files as Spark does, which thund reads too: parquet.`path`, "
                    "csv.`path` WITH ('header' = 'true'), json.`path`; or make the read the "
                    "whole query of its own flow (SELECT * FROM read_files(...))"
                  : "use a function both engines have (docs/sql.md lists thund's Spark "
                    "functions), or run the flow on the native backend");
-      out.diagnostics.back().location = CallLocation(f, call);
+      out.diagnostics.back().location = f.SqlPosition(call.line, call.column);
     }
     plan::PlanPtr root;
     if (auto it = plans.find(f.name); it != plans.end()) root = it->second;
@@ -125,9 +110,7 @@ struct Lowerer {
       if (n->kind == plan::NodeKind::kWindowAssign && n->window.from_table_function) {
         if (!named.insert("(window table function)").second) continue;
         Refuse(&f, target,
-               fmt::format("flow '{}': window table functions (TUMBLE, HOP, SESSION) are "
-                           "thund's; Spark has none",
-                           f.name),
+               "window table functions (TUMBLE, HOP, SESSION) are thund's; Spark has none",
                "write the window as Spark does: GROUP BY window(ts, '1 minute') (or "
                "session_window(ts, '30 seconds')) and select window.start, window.end");
       }
@@ -163,9 +146,9 @@ struct Lowerer {
                                implied->window->kind == s.window->kind;
     if (s.window && !window_in_sql) {
       Refuse(&f, target,
-             fmt::format("flow '{}': the window {} is given as an option, not in the query; "
+             fmt::format("the window {} is given as an option, not in the query; "
                          "Spark computes only windows written in the SQL",
-                         f.name, s.window->ToString()),
+                         s.window->ToString()),
              "write it in the query: GROUP BY window(ts, '10 seconds'), as Spark does");
     }
     const bool watermark_in_sql = implied && implied->watermark && s.watermark &&
@@ -174,9 +157,9 @@ struct Lowerer {
     if (s.watermark && !watermark_in_sql) {
       if (s.window) {
         Refuse(&f, target,
-               fmt::format("flow '{}': the watermark on '{}' is given as an option; Spark needs "
-                           "it in the query to emit the windows of an append-mode aggregation",
-                           f.name, s.watermark->event_time_column),
+               fmt::format("the watermark on '{}' is given as an option; Spark needs it in "
+                           "the query to emit the windows of an append-mode aggregation",
+                           s.watermark->event_time_column),
                "write it in the query: FROM STREAM(t) WATERMARK " +
                    s.watermark->event_time_column + " DELAY OF INTERVAL 10 SECONDS");
       } else {
@@ -196,9 +179,9 @@ struct Lowerer {
     }
     if (!s.late_rows.empty()) {
       Refuse(&f, target,
-             fmt::format("flow '{}': late rows go to '{}'; Spark drops late rows and cannot "
-                         "route them to a table",
-                         f.name, s.late_rows),
+             fmt::format("late rows go to '{}'; Spark drops late rows and cannot route "
+                         "them to a table",
+                         s.late_rows),
              "remove late_rows for Spark, or run the pipeline on the native backend");
     }
     if (s.state_ttl_ms) {
@@ -236,7 +219,7 @@ struct Lowerer {
         read.options["mode"] = v == "fail" ? "FAILFAST" : "DROPMALFORMED";
       } else if (k == "bad_rows") {
         Refuse(&f, p.FindDataset(f.target),
-               fmt::format("flow '{}': bad_rows = {} has no Spark equivalent", f.name, v),
+               fmt::format("bad_rows = {} has no Spark equivalent", v),
                "use bad_rows = fail or drop for Spark");
       } else {
         Report(&f, f.target, "source option", k + " = " + v,
@@ -525,9 +508,9 @@ struct Lowerer {
     for (const Flow* f : flows) {
       if (!IsStreamingFlow(p, *f)) {
         Refuse(f, &d,
-               fmt::format("flow '{}' into sink '{}' is a batch flow; Spark sinks take "
+               fmt::format("it feeds sink '{}' and is a batch flow; Spark sinks take "
                            "streaming flows only",
-                           f->name, d.name),
+                           d.name),
                "read its input with STREAM(...), or run it on the native backend");
         return;
       }
