@@ -140,5 +140,34 @@ TEST_F(AtomicCommitTest, EveryFaultPointLeavesPreviousOrNewVersion) {
   }
 }
 
+// A kill between `_current`'s rename and the `current` symlink's leaves the link
+// behind or missing (the first commit). The next run has nothing to compute,
+// yet it points every link back at the version `_current` names.
+TEST_F(AtomicCommitTest, ARunRepairsCurrentSymlinksLeftBehindByAKill) {
+  const Pipeline p = MakePipeline();
+  WriteFile("in/data.csv", Data(3));
+  ASSERT_EQ(Run(p).status, RunPhase::kCompleted);
+  WriteFile("in/data.csv", Data(5));
+  ASSERT_EQ(Run(p).status, RunPhase::kCompleted);  // v-000002 everywhere
+  // The crash states: raw's link one version behind, clean's missing.
+  fs::remove(root() + "/raw/current");
+  fs::create_directory_symlink("v-000001", root() + "/raw/current");
+  fs::remove(root() + "/clean/current");
+  RunSummary again = Run(p);
+  ASSERT_EQ(again.status, RunPhase::kCompleted) << again.ToString();
+  for (const char* name : {"raw", "clean", "agg"}) {
+    SCOPED_TRACE(name);
+    const DatasetOutcome* o = Find(again, name);
+    ASSERT_NE(o, nullptr);
+    EXPECT_EQ(o->status, DatasetStatus::kUpToDate);
+    EXPECT_EQ(fs::read_symlink(root() + "/" + name + "/current").string(), "v-000002");
+  }
+  // Readers of {dataset}/current/ see the new rows.
+  auto rows = engine::testing::RowStrings(
+      *Oracle("SELECT * FROM read_parquet('" + root() + "/clean/current/*.parquet')"));
+  std::sort(rows.begin(), rows.end());
+  EXPECT_EQ(rows, OracleSnapshot().at("clean"));
+}
+
 }  // namespace
 }  // namespace thund::native::testing

@@ -13,10 +13,8 @@
 // its inputs.
 //
 // A kill between a version's `_current` rename and its `current` symlink
-// leaves the symlink one version behind; docs/storage.md allows that "until
-// the next commit", but after the last epoch no commit comes, and a rerun does
-// not repair it, so readers of `{dataset}/current/` miss the last trigger's
-// rows. Such links are printed ("[ stale link ]"), not failed on.
+// leaves the symlink one version behind; every run repairs it at its start
+// (docs/storage.md), so after a completed run each link must name `_current`.
 //
 // Kill points (seeded; THUND_KILL_SEED=N draws the same ones again, though
 // where a delay lands still varies with the machine's speed): a delay of 0-60 ms
@@ -434,6 +432,7 @@ class CheckpointKillTest : public BatchFixture {
     std::cout << "[ suite ] so far: kills sent " << Suite().sent << ", landed " << Suite().landed
               << ", runs resumed " << Suite().resumed << ", stale current links "
               << Suite().stale << "\n";
+    EXPECT_EQ(n.stale, 0) << "a completed run must leave every `current` symlink at _current";
     EXPECT_GE(n.landed, kills);
     EXPECT_GE(n.resumed, n.landed / 2) << "most reruns should resume from an epoch";
   }

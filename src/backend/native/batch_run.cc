@@ -224,6 +224,9 @@ arrow::Result<RunSummary> RunBatch(const ExecBackend& backend, const Pipeline& p
     if (!current.ok()) return current.status();
     auto& state = ctx.states[d.name];
     if (*current) {
+      // A kill between an earlier commit's `_current` rename and its `current`
+      // symlink left the link behind; an up-to-date dataset gets no new commit.
+      store.RepairLink(d.name, (**current).version);
       ARROW_RETURN_NOT_OK(catalog->BindStored(d.name, layout.VersionGlob(d.name, (**current).version)));
       state.available = true;
       state.stamp = (**current).Stamp();

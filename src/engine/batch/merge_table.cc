@@ -109,7 +109,10 @@ arrow::Result<MergeTable> MergeTable::Open(std::shared_ptr<arrow::fs::FileSystem
   ARROW_ASSIGN_OR_RAISE(auto layout, StorageLayout::Make(parent));
   MergeTable table(DatasetStore(std::move(fs), std::move(layout)), name, path, std::move(keys),
                    options);
-  ARROW_RETURN_NOT_OK(table.Refresh().status());
+  ARROW_ASSIGN_OR_RAISE(auto current, table.Refresh());
+  // A writer opens the table: a kill between an earlier commit's two renames
+  // left the `current` symlink behind `_current`.
+  if (current) table.store_.RepairLink(table.name_, current->version);
   return table;
 }
 

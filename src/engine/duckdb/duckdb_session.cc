@@ -1,6 +1,8 @@
 #include "engine/duckdb/duckdb_session.h"
 
+#include <chrono>
 #include <string>
+#include <thread>
 
 #include <arrow/scalar.h>
 #include <utility>
@@ -69,7 +71,31 @@ DuckDbSession::DuckDbSession(std::shared_ptr<SessionCore> core,
                              std::shared_ptr<ArrowTableRegistry> registry)
     : core_(std::move(core)), converter_(std::move(converter)), registry_(std::move(registry)) {}
 
-DuckDbSession::~DuckDbSession() = default;
+DuckDbSession::~DuckDbSession() {
+  // Every Arrow scan holds the converter connection, and with it the database.
+  // DuckDB destroys a finished (or failed) query's leftover tasks on its own
+  // worker threads, so a scan may let go of the converter after this session
+  // closed its connection. If that release were the database's last, DuckDB
+  // would destroy its task scheduler on one of the scheduler's own threads,
+  // which aborts the process. So: drop the registered sources, then wait for
+  // the worker threads to release the rest before the database closes.
+  if (registry_) {
+    for (const auto& name : registry_->Names()) registry_->Remove(name);
+  }
+  using namespace std::chrono_literals;
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  // (A result stream that outlives the session keeps the core, and closes the
+  // database itself later, on its own thread.)
+  while (converter_ && core_.use_count() == 1 && converter_.use_count() > 1) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      // Something outside DuckDB's tasks still holds a scan source: keep the
+      // database alive for the process rather than risk the abort.
+      new std::shared_ptr<ConverterConnection>(converter_);
+      break;
+    }
+    std::this_thread::sleep_for(1ms);
+  }
+}
 
 arrow::Result<std::unique_ptr<DuckDbSession>> DuckDbSession::Open(
     const DuckDbSessionOptions& options) {
