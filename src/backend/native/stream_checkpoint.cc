@@ -76,6 +76,12 @@ arrow::Result<CheckpointSettings> ReadCheckpointSettings(
                                   "' is not true or false");
   }
   s.image.incremental = inc != "false";
+  const std::string back_off = Config(p, "thund.checkpoint.back_off_by_time");
+  if (!back_off.empty() && back_off != "true" && back_off != "false") {
+    return arrow::Status::Invalid("configuration thund.checkpoint.back_off_by_time = '",
+                                  back_off, "' is not true or false");
+  }
+  s.image.back_off_by_time = back_off != "false";
   return s;
 }
 

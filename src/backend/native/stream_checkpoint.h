@@ -29,7 +29,9 @@
 // else `{storage root}/_thund/checkpoints`. Also read from the configuration:
 // `thund.checkpoint.retain` (epochs kept, default 3), `thund.checkpoint.interval`
 // (triggers per epoch, default 1; the last trigger always commits) and
-// `thund.checkpoint.incremental` (false: a full state image every epoch).
+// `thund.checkpoint.incremental` (false: a full state image every epoch) and
+// `thund.checkpoint.back_off_by_time` (false: the images' time back-off is off,
+// so what an epoch writes does not depend on timing).
 #pragma once
 
 #include <deque>
