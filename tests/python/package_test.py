@@ -18,12 +18,12 @@ import thund
 
 SRC = os.environ["THUND_SOURCE_DIR"]
 failures = []
+passed = []
 
 
 def check(cond, what):
     print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
+    (passed if cond else failures).append(what)
 
 
 def current_files(root, dataset):
@@ -139,6 +139,5 @@ try:
 finally:
     shutil.rmtree(work, ignore_errors=True)
 
-print(f"{0 if failures else 'all'} checks passed" if not failures else
-      f"{len(failures)} checks failed")
+print(f"python package: {len(passed)} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)
