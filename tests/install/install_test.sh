@@ -4,12 +4,13 @@
 #   * load its libraries from the prefix only (RUNPATH $ORIGIN/../lib; ldd shows
 #     no library from the build's .deps),
 #   * check and run a batch pipeline, whose result DuckDB (thund query) confirms,
+#     check every example pipeline and run the streaming example,
 #   * read a Python SDP project with the loader installed in P/share (proven by
 #     swapping in a loader that refuses: its message must come back),
 #   * ship completion scripts that bash can source.
 # Usage: install_test.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
-build="$1"; src="$2"
+build="$(cd "$1" && pwd)"; src="$(cd "$2" && pwd)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/thund-install-XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -54,6 +55,16 @@ cd "$work/proj"
 "$thund" run p.yaml --storage "$work/store" -q >"$work/run.txt" || fail "thund run failed: $(cat "$work/run.txt")"
 got="$("$thund" query p.yaml --storage "$work/store" "SELECT sum(n) AS s, count(*) AS c FROM per_k" --format csv)"
 grep -q "^1000,5" <<<"$got" || fail "per_k is wrong: $got"
+
+# The repository's examples: every pipeline checks, and the streaming one runs.
+for f in "$src"/examples/pipelines/*.yaml "$src"/examples/streaming/*.sql; do
+  "$thund" check "$f" >/dev/null || fail "thund check $f failed"
+done
+"$thund" run "$src/examples/streaming/auctions.sql" --storage "$work/auctions" --max-triggers 3 \
+  --events none >"$work/auctions.txt" || fail "auctions run failed: $(cat "$work/auctions.txt")"
+bids="$("$thund" query "$src/examples/streaming/auctions.sql" --storage "$work/auctions" \
+  "SELECT count(*) > 0 AS any FROM bids" --format csv)"
+grep -q "^true" <<<"$bids" || fail "auctions wrote no bids: $bids"
 
 # A Python SDP project: the loader in P/share reads it ...
 mkdir -p "$work/sdp/t"
