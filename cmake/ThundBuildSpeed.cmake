@@ -1,5 +1,6 @@
-# Build speed: ccache for every compile and precompiled headers for the core
-# targets (THUND_PCH).
+# Build speed: ccache for every compile, and (THUND_PCH, off by default; see
+# the option in CMakeLists.txt and docs/install.md) precompiled headers for the
+# core targets.
 #
 # ccache's settings travel with the build tree (not only with scripts/build.sh),
 # so `ninja -C build`, `pip install .` (scikit-build-core) and scripts/build.sh
