@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Configures and builds one build tree. Usage: scripts/build.sh [release|asan]
+# Configures and builds one build tree. Usage: scripts/build.sh [release|asan] [TARGET...]
 #   release -> build/       (optimized, no debug info, warnings are errors)
 #   asan    -> build-asan/  (ASan + UBSan, warnings are errors)
+# TARGETs: build only these (scripts/demo.sh: thund example_streaming_builder);
+# none = everything (every test binary and benchmark).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 flavor="${1:-release}"
+targets=("${@:2}")
 case "$flavor" in
   release) dir="$ROOT/build"; extra=(-DCMAKE_BUILD_TYPE=Release) ;;
   asan) dir="$ROOT/build-asan"; extra=(-DCMAKE_BUILD_TYPE=Debug -DTHUND_SANITIZE=ON -DTHUND_BUILD_BENCH=OFF) ;;
@@ -17,4 +20,4 @@ export CCACHE_BASEDIR="$ROOT" CCACHE_NOHASHDIR=1
 if [[ ! -f "$dir/build.ninja" ]]; then
   cmake -S "$ROOT" -B "$dir" -G Ninja -DTHUND_WERROR=ON "${extra[@]}" >/dev/null
 fi
-ninja -C "$dir" -j"$(nproc)"
+ninja -C "$dir" -j"$(nproc)" "${targets[@]}"

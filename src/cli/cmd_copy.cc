@@ -6,14 +6,18 @@
 #include <arrow/filesystem/filesystem.h>
 #include <arrow/filesystem/localfs.h>
 
+#include <algorithm>
+
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 
 #include "cli/commands.h"
+#include "cli/progress_line.h"
 #include "engine/keyed/keyed_copy.h"
 
 namespace thund::cli {
@@ -125,12 +129,33 @@ int RunCopy(const CopyOptions& o) {
     std::cerr << "error: target '" << options->target << "': thund copy writes local paths only\n";
     return kUsage;
   }
-  auto on_event = [&o](const keyed::KeyedEvent& e) {
+  // On a terminal, a live line counts the committed files; the other events
+  // are lines of their own (one line per file would be noise).
+  ProgressLine line(std::cerr, ShouldShowProgress(o.quiet));
+  std::mutex mu;
+  int64_t files = 0, rows = 0, bytes = 0;
+  auto on_event = [&](const keyed::KeyedEvent& e) {
+    if (e.kind == keyed::KeyedEvent::Kind::kCommitted) {
+      if (!line.enabled()) return;
+      std::error_code ec;
+      const auto size = std::filesystem::file_size(e.path, ec);
+      std::lock_guard<std::mutex> lock(mu);
+      ++files;
+      rows += e.rows;
+      if (!ec) bytes += static_cast<int64_t>(size);
+      const double elapsed = std::max(line.Elapsed(), 1e-3);
+      line.Update("thund copy: " + std::to_string(files) + " files | " +
+                  HumanCount(static_cast<double>(rows)) + " rows written (" +
+                  HumanCount(static_cast<double>(rows) / elapsed) + " rows/s) | " +
+                  HumanBytes(bytes) + " | " + HumanDuration(elapsed));
+      return;
+    }
     if (o.quiet) return;
-    if (e.kind == keyed::KeyedEvent::Kind::kCommitted) return;  // one line per file is noise
+    line.Clear();
     std::cerr << "thund copy: " << e.message << "\n";
   };
   auto result = keyed::RunKeyedCopy(fs, *options, on_event);
+  line.Clear();
   if (!result.ok()) {
     std::cerr << "error: " << result.status().message() << "\n";
     return kFailed;
@@ -175,7 +200,8 @@ void RegisterCopy(CLI::App& app, int* exit_code) {
                 "exact (default) or hash (128-bit hashes: less memory, collisions possible)");
   c->add_option("--rows-per-file", o->rows_per_file, "rows per output file (default 1048576)");
   c->add_flag("--json", o->json, "print the summary as JSON");
-  c->add_flag("-q,--quiet", o->quiet, "no progress messages on stderr");
+  c->add_flag("-q,--quiet", o->quiet,
+              "no progress messages on stderr (and no live progress line on a terminal)");
   c->callback([o, exit_code, b, t, s] {
     o->buckets_set = b->count() > 0;
     o->threads_set = t->count() > 0;

@@ -4,16 +4,20 @@
 
 #include <atomic>
 #include <csignal>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <set>
 #include <sstream>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "backend/native/native_backend.h"
 #include "cli/commands.h"
 #include "cli/loaded.h"
+#include "cli/progress_line.h"
+#include "cli/run_progress.h"
 #include "cli/spark_cli.h"
 
 namespace thund::cli {
@@ -34,6 +38,8 @@ struct RunCliOptions {
   bool no_direct_partial = false;
   std::string backend = "native";  // native | spark
   SparkCliOptions spark;
+  bool quiet = false;         // no progress line, no human event lines
+  std::string summary_json;   // also write the summary as JSON to this file
 };
 
 // Ctrl-C (SIGINT) or SIGTERM asks the run to stop cleanly: a streaming run
@@ -60,27 +66,43 @@ std::set<std::string> SplitNames(const std::string& csv) {
   return out;
 }
 
-// Human events: plain lines; on a terminal, progress updates one live line.
+// Human events: plain lines on stdout; the live progress line (on stderr, when
+// a terminal) is erased before each so the two never mix.
 class HumanEvents {
  public:
-  explicit HumanEvents(bool tty) : tty_(tty) {}
+  explicit HumanEvents(ProgressLine* progress) : progress_(progress) {}
   void operator()(const RunEvent& e) {
-    if (e.kind == RunEvent::Kind::kFlowProgress) {
-      if (!tty_) return;
-      std::cout << "\r\033[K  " << e.ToString() << std::flush;
-      live_ = true;
-      return;
-    }
+    if (e.kind == RunEvent::Kind::kFlowProgress) return;  // the progress line shows it
     if (e.kind == RunEvent::Kind::kExpectation && e.count == 0) return;
-    if (live_) std::cout << "\r\033[K";
-    live_ = false;
+    progress_->Clear();
     std::cout << "  " << e.ToString() << "\n" << std::flush;
   }
 
  private:
-  bool tty_;
-  bool live_ = false;
+  ProgressLine* progress_;
 };
+
+// The summary as one JSON object (--summary-json; read by the Python package).
+nlohmann::json SummaryJson(const RunSummary& s) {
+  nlohmann::json datasets = nlohmann::json::array();
+  for (const auto& d : s.datasets) {
+    nlohmann::json j = {{"dataset", d.dataset},
+                        {"status", Name(d.status)},
+                        {"reason", d.reason},
+                        {"rows_written", d.rows_written},
+                        {"expectation_violations", d.expectation_violations}};
+    if (d.native) {
+      j["version"] = d.native->version;
+      j["bad_rows"] = d.native->bad_rows;
+    }
+    datasets.push_back(std::move(j));
+  }
+  return {{"run_id", s.run_id},       {"pipeline", s.pipeline},
+          {"status", Name(s.status)}, {"started_ms", s.started_ms},
+          {"duration_ms", s.duration_ms}, {"mode", s.mode},
+          {"datasets", datasets},     {"notes", s.notes},
+          {"error", s.error}};
+}
 
 int RunRun(const RunCliOptions& o) {
   const bool on_spark = o.backend == "spark";
@@ -123,16 +145,32 @@ int RunRun(const RunCliOptions& o) {
   options.stop = &g_stop;
   std::signal(SIGINT, OnStopSignal);
   std::signal(SIGTERM, OnStopSignal);
-  auto human = std::make_shared<HumanEvents>(::isatty(STDOUT_FILENO) == 1);
-  if (o.events == "json") {
-    options.on_event = [](const RunEvent& e) { std::cout << e.ToJson() << "\n" << std::flush; };
-  } else if (o.events == "human") {
-    options.on_event = [human](const RunEvent& e) { (*human)(e); };
-  }
+  ProgressLine line(std::cerr, ShouldShowProgress(o.quiet));
+  RunProgress progress(&line, static_cast<int64_t>(l.pipeline.flows.size()), o.max_triggers);
+  HumanEvents human(&line);
+  const std::string events = o.quiet && o.events == "human" ? "none" : o.events;
+  options.on_event = [&](const RunEvent& e) {
+    if (events == "json") {
+      line.Clear();
+      std::cout << e.ToJson() << "\n" << std::flush;
+    } else if (events == "human") {
+      human(e);
+    }
+    if (line.enabled()) progress.OnEvent(e);
+  };
   auto summary = backend->Run(l.pipeline, options);
+  line.Clear();
   if (!summary.ok()) {
     std::cerr << "error: " << summary.status().message() << "\n";
     return kFailed;
+  }
+  if (!o.summary_json.empty()) {
+    std::ofstream out(o.summary_json, std::ios::binary | std::ios::trunc);
+    out << SummaryJson(*summary).dump() << "\n";
+    if (!out.flush()) {
+      std::cerr << "error: cannot write the summary to " << o.summary_json << "\n";
+      return kFailed;
+    }
   }
   (o.events == "json" ? std::cerr : std::cout) << "\n" << summary->ToString();
   return summary->status == RunPhase::kCompleted ? kOk : kFailed;
@@ -179,6 +217,11 @@ void RegisterRun(CLI::App& app, int* exit_code) {
                 "the engine: native (this machine) or spark (a Spark Connect server; see "
                 "--remote)")
       ->check(CLI::IsMember({"native", "spark"}));
+  c->add_flag("-q,--quiet", o->quiet,
+              "no live progress line, and no event lines unless --events json (the summary "
+              "is still printed)");
+  c->add_option("--summary-json", o->summary_json,
+                "also write the run summary as one JSON object to this file");
   AddSparkOptions(c, &o->spark, /*with_storage=*/true);
   c->callback([o, exit_code] { *exit_code = RunRun(*o); });
 }

@@ -25,5 +25,7 @@ void RegisterRuns(CLI::App& app, int* exit_code);
 void RegisterCopy(CLI::App& app, int* exit_code);
 void RegisterExplain(CLI::App& app, int* exit_code);
 void RegisterLower(CLI::App& app, int* exit_code);
+// Register last: it describes the subcommands registered before it.
+void RegisterCompletion(CLI::App& app, int* exit_code);
 
 }  // namespace thund::cli

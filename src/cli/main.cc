@@ -50,6 +50,7 @@ int main(int argc, char** argv) {
   RegisterQuery(app, &exit_code);
   RegisterRuns(app, &exit_code);
   RegisterCopy(app, &exit_code);
+  RegisterCompletion(app, &exit_code);
 
   try {
     app.parse(argc, argv);

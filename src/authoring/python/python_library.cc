@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "authoring/python/run_program.h"
+#include "ir/installed_files.h"
 #include "sql/sql_analysis.h"
 #include "thund/type_names.h"
 
@@ -149,7 +150,15 @@ void AddAnswer(const json& answer, Pipeline* p, Diagnostics* diags) {
 
 std::string ThundPython() {
   const char* env = std::getenv("THUND_PYTHON");
-  return env && *env ? env : THUND_PYTHON_DEFAULT;
+  if (env && *env) return env;
+  if (::access(THUND_PYTHON_DEFAULT, X_OK) == 0) return THUND_PYTHON_DEFAULT;
+  // An installed thund on a machine without the bootstrap's venv.
+  const std::string on_path = FindOnPath("python3");
+  return on_path.empty() ? THUND_PYTHON_DEFAULT : on_path;
+}
+
+std::string ThundPythonLoader() {
+  return InstalledFileOr("share/thund/python/thund_sdp/loader.py", THUND_PYTHON_LOADER);
 }
 
 void LoadPythonLibraries(const std::vector<std::string>& files, Pipeline* p,
@@ -174,7 +183,7 @@ void LoadPythonLibraries(const std::vector<std::string>& files, Pipeline* p,
                         std::to_string(reinterpret_cast<uintptr_t>(p)));
   fs::create_directories(dir, ec);
   { std::ofstream(dir / "request.json") << request.dump(); }
-  const int status = RunProgram({python, THUND_PYTHON_LOADER}, (dir / "request.json").string(),
+  const int status = RunProgram({python, ThundPythonLoader()}, (dir / "request.json").string(),
                                 (dir / "answer.json").string(), (dir / "err").string());
   const std::string out = ReadAll(dir / "answer.json");
   const std::string err = ReadAll(dir / "err");

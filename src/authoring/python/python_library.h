@@ -21,7 +21,12 @@ void LoadPythonLibraries(const std::vector<std::string>& files, Pipeline* p,
                          Diagnostics* diagnostics);
 
 // The interpreter that runs the loader: $THUND_PYTHON, else the bootstrap's
-// .deps/venv/bin/python.
+// .deps/venv/bin/python, else (an installed thund elsewhere) python3 on $PATH.
+// It needs sqlframe and duckdb (docs/install.md).
 std::string ThundPython();
+
+// The loader script: share/thund/python/thund_sdp/loader.py of an installed
+// prefix (ir/installed_files.h), else python/thund_sdp/loader.py of the source tree.
+std::string ThundPythonLoader();
 
 }  // namespace thund

@@ -16,6 +16,7 @@
 
 #include "authoring/python/run_program.h"
 #include "authoring/sql/sql_internal.h"
+#include "ir/installed_files.h"
 
 #ifndef THUND_SPARK_PYTHON_DEFAULT
 #error "THUND_SPARK_PYTHON_DEFAULT (the pyspark venv's python) must be defined"
@@ -62,7 +63,9 @@ arrow::Status RegisterPythonFiles(const SparkConnectClient& client, const std::s
                                   "needs pyspark's Python (", python, ", missing): run "
                                   "scripts/bootstrap.sh or set THUND_SPARK_PYTHON");
   }
-  std::vector<std::string> args = {python, THUND_SPARK_REGISTER, client.remote().ToString(),
+  const std::string script =
+      InstalledFileOr("share/thund/python/thund_sdp/spark_register.py", THUND_SPARK_REGISTER);
+  std::vector<std::string> args = {python, script, client.remote().ToString(),
                                    SparkConnectClient::kUser, client.session_id(), graph};
   for (const auto& f : files) args.push_back(f);
   const std::string log = (std::filesystem::temp_directory_path() /

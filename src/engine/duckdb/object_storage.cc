@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "engine/duckdb/sql_quote.h"
+#include "ir/installed_files.h"
 
 #ifndef THUND_DUCKDB_EXTENSION_DIR
 #define THUND_DUCKDB_EXTENSION_DIR ""
@@ -13,7 +14,8 @@ namespace thund::engine {
 
 std::string DuckDbExtensionDir() {
   if (const char* dir = std::getenv("THUND_DUCKDB_EXTENSION_DIR"); dir && *dir) return dir;
-  return THUND_DUCKDB_EXTENSION_DIR;
+  // An installed prefix carries the extension in lib/thund/duckdb/extensions.
+  return InstalledFileOr("lib/thund/duckdb/extensions", THUND_DUCKDB_EXTENSION_DIR);
 }
 
 arrow::Status EnableObjectStorage(DuckDbSession& session, const S3Settings& settings) {

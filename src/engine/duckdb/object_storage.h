@@ -6,8 +6,8 @@
 // httpfs extension. thund never downloads it at run time: the bootstrap puts
 // the signed httpfs build of DuckDB 1.4.4 (the PyPI package
 // duckdb-extension-httpfs) under .deps/duckdb/extensions, the build records
-// that directory, and THUND_DUCKDB_EXTENSION_DIR overrides it (a binary run
-// from elsewhere).
+// that directory, an installed thund carries it in P/lib/thund/duckdb/extensions
+// (found next to the binary), and THUND_DUCKDB_EXTENSION_DIR overrides both.
 //
 // EnableObjectStorage loads the extension into a session and creates one S3
 // secret from the same S3Settings Arrow's S3 filesystem uses

@@ -274,8 +274,8 @@ arrow::Result<KeyedCopyResult> RunKeyedCopy(const std::shared_ptr<arrow::fs::Fil
   ARROW_ASSIGN_OR_RAISE(run.writer, OutputFileWriter::Make(fs, options.target, out, written));
   if (on_event) {
     run.writer->set_on_commit([on_event](const std::string& path, int64_t rows) {
-      on_event(
-          KeyedEvent{KeyedEvent::Kind::kCommitted, path + " (" + std::to_string(rows) + " rows)"});
+      on_event(KeyedEvent{KeyedEvent::Kind::kCommitted,
+                          path + " (" + std::to_string(rows) + " rows)", path, rows});
     });
   }
   // Whole files pass through only when rows are written exactly as read.

@@ -21,6 +21,9 @@ struct KeyedEvent {
   };
   Kind kind = Kind::kTargetLoaded;
   std::string message;
+  // kCommitted only: the committed file and its rows (for progress displays).
+  std::string path = {};
+  int64_t rows = 0;
 };
 const char* Name(KeyedEvent::Kind k);
 

@@ -1,0 +1,3 @@
+from thund._cli import main
+
+main()
