@@ -36,4 +36,12 @@ std::string Utf8Excerpt(std::string_view text, size_t max_bytes);
 // bytes), naming the byte and saying to save the file as UTF-8.
 std::optional<Diagnostic> Utf8Diagnostic(std::string_view text, const std::string& file);
 
+// When `text` (the content of `file`) holds a control character a text
+// format cannot carry: with `nul_only`, a NUL byte (SQL: DuckDB's parser stops
+// there); else any C0 control but tab, line feed and carriage return, and DEL
+// (YAML allows none: yaml-cpp turns them into bytes that are not UTF-8). An
+// error with code "control-character" at the first one.
+std::optional<Diagnostic> ControlCharacterDiagnostic(std::string_view text, const std::string& file,
+                                                     bool nul_only);
+
 }  // namespace thund

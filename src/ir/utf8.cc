@@ -74,17 +74,49 @@ std::string Utf8Excerpt(std::string_view text, size_t max_bytes) {
   return EscapeInvalidUtf8(text.substr(0, cut)) + "...";
 }
 
-std::optional<Diagnostic> Utf8Diagnostic(std::string_view text, const std::string& file) {
-  const size_t at = InvalidUtf8Offset(text);
-  if (at == std::string_view::npos) return std::nullopt;
+namespace {
+
+// 1-based line and byte column of `offset` in `text`.
+void Locate(std::string_view text, size_t offset, SourceLocation* where) {
   int line = 1;
   size_t line_start = 0;
-  for (size_t i = 0; i < at; ++i) {
+  for (size_t i = 0; i < offset; ++i) {
     if (text[i] == '\n') {
       ++line;
       line_start = i + 1;
     }
   }
+  where->line = line;
+  where->column = static_cast<int>(offset - line_start) + 1;
+}
+
+}  // namespace
+
+std::optional<Diagnostic> ControlCharacterDiagnostic(std::string_view text, const std::string& file,
+                                                     bool nul_only) {
+  size_t at = 0;
+  for (; at < text.size(); ++at) {
+    const auto c = static_cast<unsigned char>(text[at]);
+    if (c == 0) break;
+    if (!nul_only && ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F)) break;
+  }
+  if (at == text.size()) return std::nullopt;
+  char byte[8];
+  std::snprintf(byte, sizeof(byte), "0x%02X", static_cast<unsigned>(static_cast<uint8_t>(text[at])));
+  Diagnostic d;
+  d.severity = Severity::kError;
+  d.code = "control-character";
+  d.message = std::string("the file holds the control character ") + byte + " at offset " +
+              std::to_string(at);
+  d.hint = "remove it (in a YAML string, write it as an escape such as \\t or \\u0001)";
+  d.location.file = file;
+  Locate(text, at, &d.location);
+  return d;
+}
+
+std::optional<Diagnostic> Utf8Diagnostic(std::string_view text, const std::string& file) {
+  const size_t at = InvalidUtf8Offset(text);
+  if (at == std::string_view::npos) return std::nullopt;
   char byte[8];
   std::snprintf(byte, sizeof(byte), "0x%02X", static_cast<unsigned>(static_cast<uint8_t>(text[at])));
   Diagnostic d;
@@ -94,8 +126,7 @@ std::optional<Diagnostic> Utf8Diagnostic(std::string_view text, const std::strin
               std::to_string(at) + " does not start a UTF-8 character";
   d.hint = "save the file as UTF-8 (e.g. `iconv -f latin1 -t utf-8`), or remove the byte";
   d.location.file = file;
-  d.location.line = line;
-  d.location.column = static_cast<int>(at - line_start) + 1;
+  Locate(text, at, &d.location);
   return d;
 }
 

@@ -129,7 +129,9 @@ ParseResult ParsePipelineFile(const std::string& text, const std::string& file_n
   result.pipeline.location.file = file_name;
   // yaml-cpp takes any bytes; refuse what is not UTF-8 before anything of it
   // reaches a name or a message.
-  if (auto bad = Utf8Diagnostic(text, file_name)) {
+  auto bad = Utf8Diagnostic(text, file_name);
+  if (!bad) bad = ControlCharacterDiagnostic(text, file_name, /*nul_only=*/false);
+  if (bad) {
     result.diagnostics.push_back(std::move(*bad));
     return result;
   }

@@ -262,7 +262,9 @@ ParseResult ParseFile(const std::string& text, const std::string& file_name,
     ctx.pipeline.catalog = options.catalog;
     ctx.pipeline.database = options.database;
   }
-  if (auto bad = Utf8Diagnostic(text, file_name)) {
+  auto bad = Utf8Diagnostic(text, file_name);
+  if (!bad) bad = ControlCharacterDiagnostic(text, file_name, /*nul_only=*/true);
+  if (bad) {
     ParseResult out;
     out.pipeline.location = {file_name, 0, 0};
     out.diagnostics.push_back(std::move(*bad));

@@ -205,7 +205,9 @@ ParseResult LoadSdpProject(const std::string& spec_or_dir) {
     diags.push_back(Error(spec_path, 0, 0, "io", "cannot read " + spec_path));
     return result;
   }
-  if (auto bad = Utf8Diagnostic(text, spec_path)) {
+  auto bad = Utf8Diagnostic(text, spec_path);
+  if (!bad) bad = ControlCharacterDiagnostic(text, spec_path, /*nul_only=*/false);
+  if (bad) {
     diags.push_back(std::move(*bad));
     return result;
   }
