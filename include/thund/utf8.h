@@ -37,10 +37,10 @@ std::string Utf8Excerpt(std::string_view text, size_t max_bytes);
 std::optional<Diagnostic> Utf8Diagnostic(std::string_view text, const std::string& file);
 
 // When `text` (the content of `file`) holds a control character a text
-// format cannot carry: with `nul_only`, a NUL byte (SQL: DuckDB's parser stops
-// there); else any C0 control but tab, line feed and carriage return, and DEL
-// (YAML allows none: yaml-cpp turns them into bytes that are not UTF-8). An
-// error with code "control-character" at the first one.
+// format cannot carry: with `nul_only`, a NUL byte; else any C0 control but
+// tab, line feed and carriage return, and DEL (YAML allows none unescaped:
+// yaml-cpp turned a NUL into bytes that are not UTF-8). An error with code
+// "control-character" at the first one.
 std::optional<Diagnostic> ControlCharacterDiagnostic(std::string_view text, const std::string& file,
                                                      bool nul_only);
 

@@ -262,9 +262,7 @@ ParseResult ParseFile(const std::string& text, const std::string& file_name,
     ctx.pipeline.catalog = options.catalog;
     ctx.pipeline.database = options.database;
   }
-  auto bad = Utf8Diagnostic(text, file_name);
-  if (!bad) bad = ControlCharacterDiagnostic(text, file_name, /*nul_only=*/true);
-  if (bad) {
+  if (auto bad = Utf8Diagnostic(text, file_name)) {
     ParseResult out;
     out.pipeline.location = {file_name, 0, 0};
     out.diagnostics.push_back(std::move(*bad));
