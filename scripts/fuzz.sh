@@ -10,7 +10,9 @@
 #     TARGET  sql_parser pipeline_file check_json drop_reader thrift_footer
 #             (default: all)
 #
-# A target runs in chunks of at most 10 minutes, each with a new seed, so a
+# One input running past 120 s of wall time counts as a hang (runs are niced,
+# so wall time is generous). A target runs in chunks of at most 10 minutes,
+# each with a new seed, so a
 # crash (which ends the driver after saving the input) costs one chunk. Crash
 # inputs go to BUILD_DIR/fuzz/crashes/. Exit code 1 when anything crashed.
 set -uo pipefail
@@ -54,7 +56,7 @@ run_target() {
   while (( SECONDS < end )); do
     chunk=$(( end - SECONDS )); (( chunk > 600 )) && chunk=600
     # shellcheck disable=SC2046
-    line=$(nice -n 19 "$bin" --seconds "$chunk" --seed "$s" --crash-dir "$crashes_dir" \
+    line=$(nice -n 19 "$bin" --seconds "$chunk" --seed "$s" --timeout 120 --crash-dir "$crashes_dir" \
              $(corpus_of "$name") 2>>"$logs/$name.log" | tail -n 1)
     rc=$?
     if [[ "$line" =~ execs=([0-9]+).*crashes=([0-9]+) ]]; then
