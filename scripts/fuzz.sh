@@ -51,12 +51,14 @@ mkdir -p "$crashes_dir" "$logs"
 # One target: chunks until its time is up; prints "name cpu execs crashes".
 run_target() {
   local name=$1 bin="$build/fuzz/fuzz_$1" end=$((SECONDS + seconds)) s=$seed
-  local execs=0 crashes=0 chunk line rc
+  local execs=0 crashes=0 chunk line rc cpu_file="$logs/$1.cpu"
+  : >"$cpu_file"
   [[ -x "$bin" ]] || { echo "$name: $bin is not built (scripts/build.sh release)" >&2; return 1; }
   while (( SECONDS < end )); do
     chunk=$(( end - SECONDS )); (( chunk > 600 )) && chunk=600
     # shellcheck disable=SC2046
-    line=$(nice -n 19 "$bin" --seconds "$chunk" --seed "$s" --timeout 120 --crash-dir "$crashes_dir" \
+    line=$(/usr/bin/time -f "%U %S" -a -o "$cpu_file" \
+             nice -n 19 "$bin" --seconds "$chunk" --seed "$s" --timeout 120 --crash-dir "$crashes_dir" \
              $(corpus_of "$name") 2>>"$logs/$name.log" | tail -n 1)
     rc=$?
     if [[ "$line" =~ execs=([0-9]+).*crashes=([0-9]+) ]]; then
@@ -67,14 +69,9 @@ run_target() {
     fi
     s=$((s + 1))
   done
-  # CPU of this subshell's children (the driver runs), user + system.
-  local t; t=$(times | tail -n 1)
-  python3 - "$name" "$t" "$execs" "$crashes" <<'PY'
-import re, sys
-name, t, execs, crashes = sys.argv[1:]
-secs = sum(int(m) * 60 + float(s) for m, s in re.findall(r"(\d+)m([\d.]+)s", t))
-print(f"{name} cpu_seconds={secs:.0f} execs={execs} crashes={crashes}")
-PY
+  # CPU of the driver runs (user + system), as /usr/bin/time measured them.
+  local cpu; cpu=$(awk '/^[0-9.]+ [0-9.]+$/ {s += $1 + $2} END {printf "%.0f", s}' "$cpu_file")
+  echo "$name cpu_seconds=$cpu execs=$execs crashes=$crashes"
 }
 
 echo "fuzz: ${#targets[@]} targets x ${seconds}s wall, $jobs at a time, seeds from $seed ($(date -u +%FT%TZ))"

@@ -62,6 +62,16 @@ TEST(PipelineFileBadInput, ControlCharactersAreRefusedAtTheByte) {
   EXPECT_TRUE(ParsePipelineFile("name: p\r\ndatasets: []\t\r\n", "p.yaml").ok());
 }
 
+// fuzz_pipeline_file: yaml-cpp decodes "\_" (U+00A0) to the lone byte 0xA0;
+// a diagnostic that quotes such a key shows it escaped.
+TEST(PipelineFileBadInput, YamlEscapesYamlCppDecodesToNonUtf8AreEscapedInDiagnostics) {
+  ParseResult r = ParsePipelineFile("name: p\n\"a\\_b\": 1\n", "p.yaml");
+  ASSERT_EQ(r.diagnostics.size(), 1u) << DiagText(r.diagnostics);
+  EXPECT_EQ(r.diagnostics[0].location, (SourceLocation{"p.yaml", 2, 1}));
+  EXPECT_NE(r.diagnostics[0].message.find("unknown key 'a\\xA0b'"), std::string::npos)
+      << r.diagnostics[0].message;
+}
+
 // fuzz_sql_parser: a decimal precision past int64 threw std::out_of_range
 // from std::stoll.
 TEST(TypeNameBadInput, NumberPastInt64IsAnErrorNotAnException) {

@@ -160,6 +160,16 @@ ParseResult ParsePipelineFile(const std::string& text, const std::string& file_n
     r.Error(YAML::Mark(), "", "internal",
             std::string("internal error while reading the file: ") + e.what());
   }
+  // yaml-cpp 0.7 decodes the escapes \_ and \N of double-quoted strings to
+  // single bytes (0xA0, 0x85), which are not UTF-8 (fuzz_pipeline_file): what
+  // the file's strings bring into a diagnostic is escaped.
+  for (auto& d : result.diagnostics) {
+    d.message = EscapeInvalidUtf8(d.message);
+    d.hint = EscapeInvalidUtf8(d.hint);
+    d.field_path = EscapeInvalidUtf8(d.field_path);
+    d.dataset = EscapeInvalidUtf8(d.dataset);
+    d.flow = EscapeInvalidUtf8(d.flow);
+  }
   return result;
 }
 
