@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "thund/backend.h"
+#include "thund/json_text.h"
 
 namespace thund {
 namespace {
@@ -131,7 +132,7 @@ std::string RunEvent::ToJson() const {
   if (kind == Kind::kCheckpoint || kind == Kind::kRecovery) j["epoch"] = epoch;
   if (!positions.empty()) j["positions"] = positions;
   if (!message.empty()) j["message"] = message;
-  return j.dump();
+  return JsonText(j);
 }
 
 std::string RunSummary::ToString() const {

@@ -19,6 +19,7 @@
 #include "cli/commands.h"
 #include "cli/progress_line.h"
 #include "engine/keyed/keyed_copy.h"
+#include "thund/json_text.h"
 
 namespace thund::cli {
 namespace {
@@ -161,7 +162,7 @@ int RunCopy(const CopyOptions& o) {
     return kFailed;
   }
   if (o.json) {
-    std::cout << SummaryJson(*result).dump() << "\n";
+    std::cout << JsonText(SummaryJson(*result)) << "\n";
   } else {
     std::cout << result->counts.ToString() << " (" << result->files_written << " files, "
               << result->seconds << " s)\n";

@@ -19,6 +19,7 @@
 #include "engine/stream/incremental_plan.h"
 #include "sql/sql_analysis.h"
 #include "thund/validate.h"
+#include "thund/json_text.h"
 
 namespace thund::cli {
 namespace {
@@ -132,7 +133,7 @@ int RunExplain(const ExplainOptions& o) {
     }
     std::cout << "\n";
   }
-  if (o.format == "json") std::cout << nlohmann::ordered_json{{"flows", flows}}.dump(2) << "\n";
+  if (o.format == "json") std::cout << JsonText(nlohmann::ordered_json{{"flows", flows}}, 2) << "\n";
   return kOk;
 }
 

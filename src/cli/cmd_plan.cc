@@ -12,6 +12,7 @@
 #include "cli/spark_cli.h"
 #include "thund/duration.h"
 #include "thund/validate.h"
+#include "thund/json_text.h"
 
 namespace thund::cli {
 namespace {
@@ -127,7 +128,7 @@ int RunPlan(const PlanOptions& o) {
   if (o.format == "json") {
     nlohmann::json j = ToJson(l.pipeline, plan);
     j["diagnostics"] = nlohmann::json::parse(DiagnosticsJson(l.diagnostics))["diagnostics"];
-    std::cout << j.dump(2) << "\n";
+    std::cout << JsonText(j, 2) << "\n";
   } else {
     PrintDiagnosticsHuman(l, std::cerr);  // warnings, if any
     PrintHuman(l.pipeline, plan);

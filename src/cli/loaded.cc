@@ -9,6 +9,7 @@
 #include "thund/load.h"
 #include "thund/sql_pipeline.h"
 #include "thund/validate.h"
+#include "thund/json_text.h"
 
 namespace thund::cli {
 namespace {
@@ -96,7 +97,7 @@ std::string DiagnosticsJson(const Diagnostics& diags, int indent) {
   out["diagnostics"] = std::move(list);
   out["errors"] = errors;
   out["warnings"] = warnings;
-  return out.dump(indent);
+  return JsonText(out, indent);
 }
 
 }  // namespace thund::cli

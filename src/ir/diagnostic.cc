@@ -1,5 +1,7 @@
 #include "thund/diagnostic.h"
 
+#include "thund/utf8.h"
+
 #include <algorithm>
 
 namespace thund {
@@ -66,12 +68,17 @@ std::string RenderDiagnostic(const Diagnostic& d, std::string_view source_text) 
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
       std::string num = std::to_string(d.location.line);
       std::string pad(num.size(), ' ');
-      out += " " + num + " | " + std::string(line) + "\n";
+      // Bytes that are not UTF-8 are shown as \xNN (thund/utf8.h).
+      out += " " + num + " | " + EscapeInvalidUtf8(line) + "\n";
       if (d.location.column > 0) {
+        // One space per character before the column (tabs kept), so the caret
+        // lines up under the offending character; columns count bytes.
+        const std::string before = EscapeInvalidUtf8(
+            line.substr(0, std::min(line.size(), static_cast<size_t>(d.location.column - 1))));
         std::string caret;
-        // Keep tabs so the caret lines up under the offending character.
-        for (int i = 1; i < d.location.column && static_cast<size_t>(i - 1) < line.size(); ++i) {
-          caret += line[static_cast<size_t>(i - 1)] == '\t' ? '\t' : ' ';
+        for (char c : before) {
+          if ((static_cast<unsigned char>(c) & 0xC0) == 0x80) continue;  // inside a character
+          caret += c == '\t' ? '\t' : ' ';
         }
         out += " " + pad + " | " + caret + "^\n";
       }

@@ -2,6 +2,7 @@
 // parser for the nested forms (array<...>, struct<...>, map<...>).
 #include "thund/type_names.h"
 
+#include <charconv>
 #include <cctype>
 #include <string>
 #include <utility>
@@ -99,7 +100,11 @@ class TypeParser {
     size_t start = pos_;
     while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) ++pos_;
     if (start == pos_) return Error("expected a number");
-    return std::stoll(std::string(text_.substr(start, pos_ - start)));
+    int64_t n = 0;
+    const char* first = text_.data() + start;
+    const auto [end, ec] = std::from_chars(first, text_.data() + pos_, n);
+    if (ec != std::errc() || end != text_.data() + pos_) return Error("number too large");
+    return n;
   }
 
   arrow::Result<std::shared_ptr<arrow::DataType>> ParseType() {

@@ -19,6 +19,7 @@
 #include "sql/sql_analysis.h"
 #include "sql/sql_dialect_internal.h"
 #include "thund/sql_dialect.h"
+#include "thund/json_text.h"
 
 namespace thund::sql {
 
@@ -70,7 +71,7 @@ arrow::Result<Json> ParseExpr(const std::string& expr) {
   return statements[0]["node"]["select_list"][0];
 }
 
-std::string Render(const Json& e) { return e.dump(); }
+std::string Render(const Json& e) { return JsonText(e); }
 
 // Whether `j` reads a column the window assignment adds (or its helper).
 bool ReadsWindowColumn(const Json& j) {

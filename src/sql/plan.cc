@@ -11,6 +11,7 @@
 
 #include "ir/validate_internal.h"
 #include "thund/type_names.h"
+#include "thund/json_text.h"
 
 namespace thund::plan {
 namespace {
@@ -346,6 +347,6 @@ std::string ToText(const PlanNode& root, bool with_schemas) {
   return out.str();
 }
 
-std::string ToJson(const PlanNode& root) { return NodeJson(root).dump(2); }
+std::string ToJson(const PlanNode& root) { return JsonText(NodeJson(root), 2); }
 
 }  // namespace thund::plan

@@ -1,6 +1,7 @@
 #include "sql/plan_json.h"
 
 #include "ir/validate_internal.h"
+#include "thund/json_text.h"
 
 
 namespace thund::sql::plan_json {
@@ -59,7 +60,7 @@ std::string StatementDocument(const Json& query_node) {
   stmt["node"] = query_node;
   stmt["named_param_map"] = Json::array();
   doc["statements"] = Json::array({stmt});
-  return doc.dump();
+  return JsonText(doc);
 }
 
 Json EmptyFrom() {

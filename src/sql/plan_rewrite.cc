@@ -4,6 +4,7 @@
 #include "ir/validate_internal.h"
 #include "sql/plan_json.h"
 #include "sql/plan_walk.h"
+#include "thund/json_text.h"
 
 namespace thund::sql {
 
@@ -52,7 +53,7 @@ arrow::Result<std::string> AddWindowEndColumn(std::string_view duck_sql, const s
   Json doc;
   doc["error"] = false;
   doc["statements"] = Json::array({stmt});
-  ARROW_ASSIGN_OR_RAISE(auto rendered, internal::RenderSqlJson({doc.dump()}));
+  ARROW_ASSIGN_OR_RAISE(auto rendered, internal::RenderSqlJson({JsonText(doc)}));
   if (rendered.empty() || !rendered[0].ok()) {
     return arrow::Status::UnknownError("the query with its window end does not render");
   }

@@ -14,6 +14,7 @@
 #include "sql/plan_expr.h"
 #include "ir/validate_internal.h"
 #include "sql/plan_json.h"
+#include "thund/json_text.h"
 
 namespace thund::sql {
 namespace {
@@ -658,7 +659,7 @@ class Walker {
         const bool lower = left_is_column ? ge : le;
         if (Str(*column, "class") == "COLUMN_REF" && Str(*other, "class") != "CONSTANT") {
           const std::string key = column->contains("column_names")
-                                      ? (*column)["column_names"].dump()
+                                      ? JsonText((*column)["column_names"])
                                       : std::string();
           bounds[key].column = column;
           (lower ? bounds[key].lower : bounds[key].upper) = other;

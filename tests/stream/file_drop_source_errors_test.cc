@@ -79,6 +79,37 @@ TEST_F(FileDropErrorTest, ValueNotMatchingADeclaredTypeNamesTheLine) {
   EXPECT_TRUE(Mentions(NextStatus(*src), {dir_.File("a.csv"), "line 4", "column 'id'"}));
 }
 
+// Latin-1 bytes in a CSV or JSON drop: an error at the line and column of the
+// first one, the row shown with the byte escaped; nothing is taken.
+TEST_F(FileDropErrorTest, BytesThatAreNotUtf8NameTheLineAndColumn) {
+  WriteText(dir_.File("a.csv"), "id,name\n1,a\n2,caf\xE9\n");
+  THUND_ASSERT_OK_AND_ASSIGN(auto src, Make("csv"));
+  EXPECT_TRUE(Mentions(NextStatus(*src),
+                       {"flow 'ingest'", dir_.File("a.csv"),
+                        "has bytes that are not UTF-8 at line 3, column 6 (2,caf\\xE9)",
+                        "save the file as UTF-8"}));
+  EXPECT_EQ(src->Position(), "");
+
+  TempDir json_dir;
+  WriteText(json_dir.File("j.json"), "{\"id\": 1, \"s\": \"x\"}\n{\"id\": 2, \"s\": \"\xFF\"}\n");
+  THUND_ASSERT_OK_AND_ASSIGN(auto json, Make("json", {}, json_dir.path().string()));
+  EXPECT_TRUE(Mentions(NextStatus(*json), {json_dir.File("j.json"),
+                                           "not UTF-8 at line 2, column 17",
+                                           "({\"id\": 2, \"s\": \"\\xFF\"})"}));
+}
+
+// Found by fuzz_drop_reader: a row that is a bare `null` crashed Arrow's JSON
+// parser (SIGSEGV); every row must be an object, and one that is not is an
+// error at its line.
+TEST_F(FileDropErrorTest, JsonRowThatIsNotAnObjectNamesTheLine) {
+  WriteText(dir_.File("j.json"), "{\"id\": 1}\nnull\n{\"id\": 3}\n");
+  THUND_ASSERT_OK_AND_ASSIGN(auto src, Make("json"));
+  EXPECT_TRUE(Mentions(NextStatus(*src), {dir_.File("j.json"),
+                                          "malformed row at line 2: a row must be a JSON "
+                                          "object (null)"}));
+  EXPECT_EQ(src->Position(), "");
+}
+
 TEST_F(FileDropErrorTest, DeclaredSchemaTypesCsvColumnsAndWidensParquet) {
   auto declared = arrow::schema(
       {arrow::field("id", arrow::int64(), false), arrow::field("code", arrow::utf8())});

@@ -14,6 +14,7 @@
 #include "ir/installed_files.h"
 #include "sql/sql_analysis.h"
 #include "thund/type_names.h"
+#include "thund/json_text.h"
 
 #ifndef THUND_PYTHON_DEFAULT
 #error "THUND_PYTHON_DEFAULT (the bootstrap venv's python) must be defined"
@@ -88,7 +89,7 @@ void AddAnswer(const json& answer, Pipeline* p, Diagnostics* diags) {
     d.comment = j.value("comment", "");
     d.location = {j.value("file", ""), j.value("line", 0), 1};
     for (const auto& [k, v] : Member(j, "properties").items()) {
-      d.properties[k] = v.is_string() ? v.get<std::string>() : v.dump();
+      d.properties[k] = v.is_string() ? v.get<std::string>() : JsonText(v);
     }
     for (const auto& c : Member(j, "partition_cols")) {
       if (c.is_string()) d.storage.partition_by.push_back(c.get<std::string>());
@@ -105,7 +106,7 @@ void AddAnswer(const json& answer, Pipeline* p, Diagnostics* diags) {
       }
       d.storage.format = f;
       for (const auto& [k, v] : Member(j, "options").items()) {
-        const std::string value = v.is_string() ? v.get<std::string>() : v.dump();
+        const std::string value = v.is_string() ? v.get<std::string>() : JsonText(v);
         if (k == "path") {
           d.storage.location = value;
         } else {
@@ -125,7 +126,7 @@ void AddAnswer(const json& answer, Pipeline* p, Diagnostics* diags) {
       src.format = ParseFileFormat(s.value("format", "parquet"));
       src.file_drop = s.value("file_drop", false);
       for (const auto& [k, v] : Member(s, "options").items()) {
-        src.options[k] = v.is_string() ? v.get<std::string>() : v.dump();
+        src.options[k] = v.is_string() ? v.get<std::string>() : JsonText(v);
       }
       f.sql.clear();
       f.source = std::move(src);
@@ -182,7 +183,7 @@ void LoadPythonLibraries(const std::vector<std::string>& files, Pipeline* p,
                        ("thund-py-" + std::to_string(::getpid()) + "-" +
                         std::to_string(reinterpret_cast<uintptr_t>(p)));
   fs::create_directories(dir, ec);
-  { std::ofstream(dir / "request.json") << request.dump(); }
+  { std::ofstream(dir / "request.json") << JsonText(request); }
   const int status = RunProgram({python, ThundPythonLoader()}, (dir / "request.json").string(),
                                 (dir / "answer.json").string(), (dir / "err").string());
   const std::string out = ReadAll(dir / "answer.json");

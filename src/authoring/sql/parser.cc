@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include "thund/utf8.h"
 
 namespace thund {
 namespace sqlp {
@@ -260,6 +261,12 @@ ParseResult ParseFile(const std::string& text, const std::string& file_name,
   if (options.project_library) {
     ctx.pipeline.catalog = options.catalog;
     ctx.pipeline.database = options.database;
+  }
+  if (auto bad = Utf8Diagnostic(text, file_name)) {
+    ParseResult out;
+    out.pipeline.location = {file_name, 0, 0};
+    out.diagnostics.push_back(std::move(*bad));
+    return out;
   }
   sql::LexResult lex = sql::Lex(text);
   ctx.tokens = std::move(lex.tokens);

@@ -12,6 +12,7 @@
 #include "authoring/sql/parser.h"
 #include "authoring/sql/variables.h"
 #include "thund/sql_pipeline.h"
+#include "thund/utf8.h"
 
 namespace thund {
 namespace {
@@ -202,6 +203,12 @@ ParseResult LoadSdpProject(const std::string& spec_or_dir) {
   std::string text;
   if (!ReadFile(spec_path, &text)) {
     diags.push_back(Error(spec_path, 0, 0, "io", "cannot read " + spec_path));
+    return result;
+  }
+  auto bad = Utf8Diagnostic(text, spec_path);
+  if (!bad) bad = ControlCharacterDiagnostic(text, spec_path, /*nul_only=*/false);
+  if (bad) {
+    diags.push_back(std::move(*bad));
     return result;
   }
   YAML::Node root;

@@ -18,6 +18,7 @@
 #include "engine/fs/filesystem_uri.h"
 #include "engine/checkpoint/storage_lock.h"
 #include "thund/validate.h"
+#include "thund/json_text.h"
 
 namespace thund::native {
 namespace {
@@ -371,7 +372,7 @@ arrow::Result<RunSummary> RunBatch(const ExecBackend& backend, const Pipeline& p
     if (o.status == DatasetStatus::kSkipped) ++record.skipped;
   }
   record.error = summary.error;
-  record.summary_json = OutcomesJson(summary).dump();
+  record.summary_json = JsonText(OutcomesJson(summary));
   arrow::Status recorded = engine::batch::AppendRunRecord(*fs, layout, record);
   if (!recorded.ok()) {
     summary.notes.push_back("the run could not be added to the run history: " +

@@ -20,6 +20,7 @@
 #include "sql/duckdb_types.h"
 #include "thund/sql_dialect.h"
 #include "thund/validate.h"
+#include "thund/json_text.h"
 
 namespace thund::native {
 namespace {
@@ -1175,7 +1176,7 @@ std::string IncrementalStateJson(const IncrementalFlow& inc) {
   }
   j["max_event_us"] = clocks;
   if (inc.plan.op == IncrementalOperator::kCdc) j["cdc_ignored"] = inc.cdc_ignored;
-  return j.dump();
+  return JsonText(j);
 }
 
 arrow::Status RestoreIncrementalState(const std::string& json, IncrementalFlow* inc) {

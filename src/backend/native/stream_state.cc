@@ -14,6 +14,7 @@
 #include "engine/fs/atomic_write.h"
 #include "engine/fs/link_or_copy.h"
 #include "engine/io/parquet_io.h"
+#include "thund/json_text.h"
 
 namespace thund::native {
 namespace {
@@ -44,7 +45,7 @@ arrow::Status ApplyFlowState(const Json& j, FlowStream* f, const std::string& wh
     if (j.contains("consumed"))
       f->consumed = j.at("consumed").get<std::map<std::string, int64_t>>();
     if (j.contains("once_done")) f->once_done = j.at("once_done").get<bool>();
-    if (j.contains("incremental")) f->saved_incremental = j.at("incremental").dump();
+    if (j.contains("incremental")) f->saved_incremental = JsonText(j.at("incremental"));
     if (j.contains("counters")) {
       const Json& c = j.at("counters");
       f->counters.rows_in = c.value("rows_in", int64_t{0});

@@ -17,6 +17,7 @@
 #include "thund/sql_dialect.h"
 #include "thund/type_names.h"
 #include "thund/validate.h"
+#include "thund/json_text.h"
 
 namespace thund::spark {
 namespace {
@@ -768,7 +769,7 @@ std::string ReportJson(const std::vector<SparkReportItem>& report, const Diagnos
                        {"location", d.location.ToString()}});
   }
   nlohmann::json out{{"items", std::move(items)}, {"refused", std::move(refused)}};
-  return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  return JsonText(out, 2);
 }
 
 }  // namespace thund::spark

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <arrow/builder.h>
+#include "thund/utf8.h"
 
 namespace thund::engine::batch {
 
@@ -38,10 +39,11 @@ arrow::Result<std::shared_ptr<arrow::Table>> DeadLetterTable(const std::string& 
   arrow::Int64Builder lines;
   for (const auto& r : rows) {
     ARROW_RETURN_NOT_OK(flows.Append(flow));
-    ARROW_RETURN_NOT_OK(files.Append(r.file));
+    ARROW_RETURN_NOT_OK(files.Append(EscapeInvalidUtf8(r.file)));
     ARROW_RETURN_NOT_OK(lines.Append(r.line));
-    ARROW_RETURN_NOT_OK(reasons.Append(r.reason));
-    ARROW_RETURN_NOT_OK(raws.Append(r.raw));
+    ARROW_RETURN_NOT_OK(reasons.Append(EscapeInvalidUtf8(r.reason)));
+    // A utf8 column holds UTF-8: bytes that are not are kept as \xNN text.
+    ARROW_RETURN_NOT_OK(raws.Append(EscapeInvalidUtf8(r.raw)));
   }
   std::vector<std::shared_ptr<arrow::Array>> cols(5);
   ARROW_RETURN_NOT_OK(flows.Finish(&cols[0]));
@@ -54,11 +56,9 @@ arrow::Result<std::shared_ptr<arrow::Table>> DeadLetterTable(const std::string& 
 
 std::string DescribeBadRows(const std::vector<BadRow>& rows) {
   if (rows.empty()) return "";
-  std::string out = rows[0].file + ":" + std::to_string(rows[0].line) + ": " + rows[0].reason;
-  if (!rows[0].raw.empty()) {
-    std::string raw = rows[0].raw.size() > 120 ? rows[0].raw.substr(0, 120) + "..." : rows[0].raw;
-    out += " (line: " + raw + ")";
-  }
+  std::string out = EscapeInvalidUtf8(rows[0].file) + ":" + std::to_string(rows[0].line) + ": " +
+                    EscapeInvalidUtf8(rows[0].reason);
+  if (!rows[0].raw.empty()) out += " (line: " + Utf8Excerpt(rows[0].raw, 120) + ")";
   if (rows.size() > 1) out += " (and " + std::to_string(rows.size() - 1) + " more bad rows)";
   return out;
 }

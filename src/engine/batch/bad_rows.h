@@ -30,7 +30,8 @@ struct BadRow {
   std::string file;
   int64_t line = 0;  // 1-based line in the file (a CSV header is line 1)
   std::string reason;
-  std::string raw;  // the line as read
+  std::string raw;  // the line as read (bytes that are not UTF-8 are escaped as \xNN in the
+                    // dead-letter table and in messages)
 };
 
 // The dead-letter dataset's rows:

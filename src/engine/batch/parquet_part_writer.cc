@@ -92,6 +92,17 @@ struct ParquetPartWriter::Worker {
     return arrow::Status::OK();
   }
 
+  // `step`, with an exception (bad_alloc in the encoder, say) turned into the
+  // writer's error: nothing may leave the worker thread (std::terminate).
+  template <class Step>
+  arrow::Status NoThrow(Step step) {
+    try {
+      return step();
+    } catch (const std::exception& e) {
+      return arrow::Status::UnknownError("writing part file '", current_file, "': ", e.what());
+    }
+  }
+
   void Run() {
     for (;;) {
       std::shared_ptr<arrow::RecordBatch> batch;
@@ -104,22 +115,26 @@ struct ParquetPartWriter::Worker {
         changed.notify_all();
         if (!error.ok()) continue;
       }
-      arrow::Status st = Consume(batch);
+      arrow::Status st = NoThrow([&] { return Consume(batch); });
       if (!st.ok()) {
         std::lock_guard<std::mutex> lock(mu);
         error = st;
       }
     }
-    arrow::Status st = error.ok() && !writer ? (parts.empty() ? OpenNext() : arrow::Status::OK())
-                                              : arrow::Status::OK();
-    if (st.ok() && error.ok()) st = CloseCurrent();
+    arrow::Status st = NoThrow([&] {
+      return error.ok() && !writer ? (parts.empty() ? OpenNext() : arrow::Status::OK())
+                                   : arrow::Status::OK();
+    });
+    if (st.ok() && error.ok()) st = NoThrow([&] { return CloseCurrent(); });
     if (!st.ok()) {
       std::lock_guard<std::mutex> lock(mu);
       if (error.ok()) error = st;
     }
     if (writer) {  // failed mid-way: release the stream
-      (void)writer->Close();
-      (void)out->Close();
+      (void)NoThrow([&] {
+        (void)writer->Close();
+        return out->Close();
+      });
     }
   }
 };

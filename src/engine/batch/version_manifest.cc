@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/batch/storage_layout.h"
+#include "thund/json_text.h"
 
 namespace thund::engine::batch {
 
@@ -30,7 +31,7 @@ std::string VersionManifest::ToJson() const {
   j["once_flows"] = once_flows;
   j["fingerprint"] = fingerprint.ToJson();
   if (epoch) j["epoch"] = *epoch;
-  return j.dump(2) + "\n";
+  return JsonText(j, 2) + "\n";
 }
 
 arrow::Result<VersionManifest> VersionManifest::Parse(const std::string& text,

@@ -10,6 +10,7 @@
 #include "engine/checkpoint/row_hash.h"
 #include "engine/fs/atomic_write.h"
 #include "engine/fs/durable.h"
+#include "thund/json_text.h"
 
 namespace thund::engine::checkpoint {
 namespace {
@@ -65,7 +66,7 @@ Json FilesJson(const std::vector<EpochFile>& files) {
 std::string CanonicalText(const Json& j) {
   Json copy = j;
   copy.erase("checksum");
-  return copy.dump();
+  return JsonText(copy);
 }
 
 }  // namespace
@@ -130,7 +131,7 @@ arrow::Result<EpochManifest> EpochStore::ReadManifest(int64_t epoch) const {
       return arrow::Status::IOError(path, ": its checksum does not match its content");
     }
     if (j.at("format").get<int>() != kFormat) {
-      return arrow::Status::IOError(path, ": checkpoint format ", j.at("format").dump(),
+      return arrow::Status::IOError(path, ": checkpoint format ", JsonText(j.at("format")),
                                     " is not the one this thund reads (", kFormat, ")");
     }
     m.epoch = j.at("epoch").get<int64_t>();
@@ -226,7 +227,7 @@ arrow::Status EpochStore::Commit(EpochManifest* m) {
   const std::string canonical = CanonicalText(j);
   j["checksum"] = Hex(HashBytes(canonical.data(), canonical.size()));
   // The commit point.
-  ARROW_RETURN_NOT_OK(WriteFileAtomically(*fs_, dir + "/" + kManifest, j.dump(1)));
+  ARROW_RETURN_NOT_OK(WriteFileAtomically(*fs_, dir + "/" + kManifest, JsonText(j, 1)));
   // A hint for people and tools: recovery lists the epochs themselves.
   return WriteFileAtomically(*fs_, dir_ + "/" + kLatest, EpochDirName(m->epoch) + "\n",
                              /*sync=*/false);

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/fs/atomic_write.h"
+#include "thund/json_text.h"
 
 namespace thund::engine::checkpoint {
 namespace {
@@ -96,7 +97,7 @@ arrow::Result<std::unique_ptr<StorageLock>> StorageLock::Acquire(
     }
     Json previous = ParseOrEmpty(ReadFd(fd));
     if (took_over && previous.contains("pid")) *took_over = Describe(previous);
-    const std::string text = me.dump() + "\n";
+    const std::string text = JsonText(me) + "\n";
     if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, text.data(), text.size(), 0) < 0) {
       ::close(fd);
       return arrow::Status::IOError("cannot write the lock file ", path, ": ",
@@ -120,7 +121,7 @@ arrow::Result<std::unique_ptr<StorageLock>> StorageLock::Acquire(
     }
     if (took_over && holder.contains("pid")) *took_over = Describe(holder);
   }
-  lock->holder_ = me.dump();
+  lock->holder_ = JsonText(me);
   lock->fs_ = fs;  // from here on the lock object is ours to delete
   arrow::Status written = lock->Refresh();
   if (!written.ok()) {
@@ -134,7 +135,7 @@ arrow::Status StorageLock::Refresh() {
   if (fd_ >= 0) return arrow::Status::OK();
   Json j = Json::parse(holder_);
   j["heartbeat_ms"] = WallMs();
-  return WriteFileAtomically(*fs_, path_, j.dump() + "\n");
+  return WriteFileAtomically(*fs_, path_, JsonText(j) + "\n");
 }
 
 StorageLock::~StorageLock() {

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include <nlohmann/json.hpp>
+
 namespace thund::engine {
 namespace {
 
@@ -59,33 +61,22 @@ const char* TypeName(duckdb_error_type type) {
   }
 }
 
-// Reads the JSON string value starting right after its opening quote.
-std::string ReadJsonString(std::string_view s, size_t pos) {
-  std::string out;
-  for (; pos < s.size() && s[pos] != '"'; ++pos) {
-    if (s[pos] == '\\' && pos + 1 < s.size()) {
-      ++pos;
-      out += s[pos] == 'n' ? '\n' : s[pos] == 't' ? '\t' : s[pos];
-    } else {
-      out += s[pos];
-    }
-  }
-  return out;
-}
-
-std::string JsonField(std::string_view s, std::string_view key) {
-  const std::string needle = "\"" + std::string(key) + "\":\"";
-  const size_t at = s.find(needle);
-  return at == std::string_view::npos ? std::string() : ReadJsonString(s, at + needle.size());
+// The string member `key` of `doc`, or "" when it is missing or not a string.
+std::string StringMember(const nlohmann::json& doc, const char* key) {
+  auto it = doc.find(key);
+  return it != doc.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
 }  // namespace
 
 std::string ReadableDuckDbMessage(std::string_view message) {
   if (message.empty() || message.front() != '{') return std::string(message);
-  std::string text = JsonField(message, "exception_message");
+  // Parsed without exceptions: text that is not a JSON object comes back as is.
+  const nlohmann::json doc = nlohmann::json::parse(message, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object()) return std::string(message);
+  std::string text = StringMember(doc, "exception_message");
   if (text.empty()) return std::string(message);
-  std::string type = JsonField(message, "exception_type");
+  std::string type = StringMember(doc, "exception_type");
   return type.empty() ? text : type + ": " + text;
 }
 

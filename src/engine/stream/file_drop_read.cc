@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/batch/schema_conform.h"
+#include "thund/utf8.h"
 
 namespace thund::engine::stream {
 namespace {
@@ -20,11 +21,9 @@ arrow::Status FileError(const DropFileRef& ref, const std::string& what) {
   return arrow::Status::Invalid("flow '", ref.flow, "': file '", ref.path, "' ", what);
 }
 
-std::string Excerpt(std::string_view text) {
-  std::string out(text.substr(0, 80));
-  if (text.size() > 80) out += "...";
-  return out;
-}
+// A row as shown in an error: its first 80 bytes, bytes that are not UTF-8
+// escaped as \xNN.
+std::string Excerpt(std::string_view text) { return Utf8Excerpt(text, 80); }
 
 // ---------------------------------------------------------------- parquet --
 
@@ -158,6 +157,27 @@ arrow::json::ParseOptions JsonParseOptions(const std::shared_ptr<arrow::Schema>&
 arrow::Result<std::shared_ptr<arrow::Table>> ParseJson(
     const DropFileRef& ref, const std::shared_ptr<arrow::Buffer>& bytes,
     const std::shared_ptr<arrow::Schema>& expected) {
+  std::string_view text(reinterpret_cast<const char*>(bytes->data()),
+                        static_cast<size_t>(bytes->size()));
+  // Every row must be an object. Checked here because Arrow's JSON parser
+  // crashes (SIGSEGV, Arrow 26) on a row that is a bare `null`.
+  {
+    int64_t line = 0;
+    for (size_t start = 0; start < text.size();) {
+      size_t end = text.find('\n', start);
+      if (end == std::string_view::npos) end = text.size();
+      ++line;
+      const std::string_view row = text.substr(start, end - start);
+      start = end + 1;
+      const size_t first = row.find_first_not_of(" \t\r");
+      if (first != std::string_view::npos && row[first] != '{') {
+        return FileError(ref, "has a malformed row at line " + std::to_string(line) +
+                                  ": a row must be a JSON object (" + Excerpt(row) +
+                                  "); fix or remove the row (bad_rows modes do not apply to "
+                                  "streams)");
+      }
+    }
+  }
   auto read = arrow::json::ReadOptions::Defaults();
   read.use_threads = false;
   const auto parse = JsonParseOptions(expected);
@@ -170,8 +190,6 @@ arrow::Result<std::shared_ptr<arrow::Table>> ParseJson(
   }();
   if (table.ok()) return table;
   // Find the first line that does not parse on its own.
-  std::string_view text(reinterpret_cast<const char*>(bytes->data()),
-                        static_cast<size_t>(bytes->size()));
   int64_t line = 0;
   size_t start = 0;
   while (start < text.size()) {
@@ -202,6 +220,19 @@ arrow::Result<std::shared_ptr<arrow::Table>> ParseDropFile(
   if (bytes->size() == 0) return nullptr;
   if (options.format == DropFormat::kParquet) return ParseParquet(ref, bytes);
   if (bytes->data()[bytes->size() - 1] != '\n') return nullptr;  // a partial last line
+  // CSV and JSON text must be UTF-8: a byte that is not is an error at its
+  // line (Arrow would read it as binary or keep it in a utf8 column).
+  const std::string_view text(reinterpret_cast<const char*>(bytes->data()),
+                              static_cast<size_t>(bytes->size()));
+  if (auto bad = Utf8Diagnostic(text, ref.path)) {
+    const size_t line_start = text.rfind('\n', InvalidUtf8Offset(text)) + 1;  // npos + 1 == 0
+    const size_t line_end = text.find('\n', line_start);
+    return FileError(ref, "has bytes that are not UTF-8 at line " +
+                              std::to_string(bad->location.line) + ", column " +
+                              std::to_string(bad->location.column) + " (" +
+                              Excerpt(text.substr(line_start, line_end - line_start)) +
+                              "); save the file as UTF-8, or fix or remove the row");
+  }
   if (options.format == DropFormat::kCsv) return ParseCsv(ref, bytes, options, expected);
   return ParseJson(ref, bytes, expected);
 }

@@ -13,6 +13,7 @@
 
 #include "engine/batch/compute_init.h"
 #include "engine/fs/filesystem_uri.h"
+#include "thund/json_text.h"
 
 namespace thund::engine::stream {
 namespace {
@@ -249,7 +250,7 @@ std::string FileDropSource::Position() const {
     const FileState& f = processed_.at(path);
     files.push_back({{"path", f.path}, {"size", f.size}, {"mtime_ns", f.mtime_ns}});
   }
-  return nlohmann::json{{"files", files}}.dump();
+  return JsonText(nlohmann::json{{"files", files}});
 }
 
 arrow::Status FileDropSource::Restore(const std::string& position) {

@@ -10,6 +10,7 @@
 
 #include "engine/stream/generator_keyed_events.h"
 #include "engine/stream/nexmark.h"
+#include "thund/json_text.h"
 
 namespace thund::engine::stream {
 namespace {
@@ -129,7 +130,7 @@ arrow::Result<std::optional<SourceBatch>> GeneratorStreamSource::Next(const Trig
 
 std::string GeneratorStreamSource::Position() const {
   if (offset_ == 0) return "";
-  return nlohmann::json{{"offset", offset_}}.dump();
+  return JsonText(nlohmann::json{{"offset", offset_}});
 }
 
 arrow::Status GeneratorStreamSource::Restore(const std::string& position) {

@@ -1,6 +1,7 @@
 #include "engine/stream/memory_source.h"
 
 #include <nlohmann/json.hpp>
+#include "thund/json_text.h"
 
 namespace thund::engine::stream {
 
@@ -47,7 +48,7 @@ arrow::Result<std::optional<SourceBatch>> MemoryStreamSource::Next(const Trigger
 
 std::string MemoryStreamSource::Position() const {
   if (next_ == 0) return "";
-  return nlohmann::json{{"batch", next_}}.dump();
+  return JsonText(nlohmann::json{{"batch", next_}});
 }
 
 arrow::Status MemoryStreamSource::Restore(const std::string& position) {

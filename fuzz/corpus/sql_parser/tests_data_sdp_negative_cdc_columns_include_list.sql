@@ -1,0 +1,5 @@
+-- expect: 5:9 COLUMNS (list) is not supported by thund
+CREATE STREAMING TABLE changes AS SELECT * FROM STREAM read_memory('c');
+CREATE STREAMING TABLE target;
+CREATE FLOW cdc AS AUTO CDC INTO target FROM STREAM changes KEYS (id) SEQUENCE BY seq
+COLUMNS (id, name);

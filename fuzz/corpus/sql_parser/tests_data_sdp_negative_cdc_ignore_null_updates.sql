@@ -1,0 +1,6 @@
+-- expect: 5:1 IGNORE NULL UPDATES is not supported by thund yet
+CREATE STREAMING TABLE changes AS SELECT * FROM STREAM read_memory('c');
+CREATE STREAMING TABLE target;
+CREATE FLOW cdc AS AUTO CDC INTO target FROM STREAM changes KEYS (id)
+IGNORE NULL UPDATES
+SEQUENCE BY seq;

@@ -1,0 +1,3 @@
+-- expect: 3:32 CREATE FLOW cannot write to a PARTITION of its target
+CREATE STREAMING TABLE t;
+CREATE FLOW f AS INSERT INTO t PARTITION (day = '2024-01-01') BY NAME SELECT 1 AS a;

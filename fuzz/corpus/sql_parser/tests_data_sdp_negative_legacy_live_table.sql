@@ -1,0 +1,2 @@
+-- expect: 2:8 CREATE LIVE TABLE / LIVE VIEW is legacy DLT syntax
+CREATE LIVE TABLE t AS SELECT 1 AS a;

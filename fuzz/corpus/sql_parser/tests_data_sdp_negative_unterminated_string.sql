@@ -1,0 +1,3 @@
+-- expect: 3:36 unterminated string
+CREATE MATERIALIZED VIEW ok AS SELECT 1 AS a;
+CREATE MATERIALIZED VIEW t COMMENT 'oops AS SELECT 1 AS a;
