@@ -19,6 +19,7 @@
 #include "cli/progress_line.h"
 #include "cli/run_progress.h"
 #include "cli/spark_cli.h"
+#include "thund/json_text.h"
 
 namespace thund::cli {
 namespace {
@@ -166,7 +167,7 @@ int RunRun(const RunCliOptions& o) {
   }
   if (!o.summary_json.empty()) {
     std::ofstream out(o.summary_json, std::ios::binary | std::ios::trunc);
-    out << SummaryJson(*summary).dump() << "\n";
+    out << JsonText(SummaryJson(*summary)) << "\n";
     if (!out.flush()) {
       std::cerr << "error: cannot write the summary to " << o.summary_json << "\n";
       return kFailed;
