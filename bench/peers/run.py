@@ -34,6 +34,9 @@ import prepare  # noqa: E402
 
 RESULTS = os.path.join(ROOT, "bench", "results", "peers")
 CSV = os.path.join(RESULTS, "bench_runs.csv")
+# The latest check verdict per engine and query (with its time and event count),
+# kept across invocations: a timed run's `check` column is its engine's verdict.
+CHECKS = os.path.join(RESULTS, "checks.json")
 ENV_DIR = os.environ.get("PEERS_ENV", os.path.join(ROOT, ".bench-data", "peers-env"))
 VENV_PY = os.path.join(ENV_DIR, "venv", "bin", "python")
 SPARK_PY = os.path.join(ROOT, ".deps", "spark", "bin", "python")
@@ -143,7 +146,14 @@ class Bench:
             "cores": os.cpu_count(),
             "memory_gb": round(psutil.virtual_memory().total / 2**30, 1),
         }
-        self.checks = {}  # (engine, query) -> "equal" | "differs: ..." | "unsupported: ..."
+        # (engine, query) -> "equal (N rows)" | "differs: ..." | "unsupported: ..." | ...
+        self.checks = {}
+        if os.path.exists(CHECKS):
+            with open(CHECKS) as f:
+                for key, v in json.load(f).items():
+                    engine, query = key.split("/")
+                    self.checks[(engine, query)] = (f"{v['verdict']} (check of {v['time_utc']}, "
+                                                    f"{v['events']} events)")
 
     # ------------------------------------------------------------- engines --
 
@@ -162,10 +172,14 @@ class Bench:
             res["error"] = (m.stdout + m.stderr)[-1500:]
             return res
         fallback = ""
+        phase = {"sources": 0, "query": 0}  # trigger steps' time, from the run events
         for line in m.stdout.splitlines():
             if not line.startswith("{"):
                 continue
             e = json.loads(line)
+            if e.get("event") == "trigger":
+                key = "query" if e.get("flow") == query else "sources"
+                phase[key] += e.get("elapsed_ms", 0)
             if e.get("event") == "flow_finished" and e.get("flow") == query:
                 res["output_rows"] = e.get("rows_out", "")
                 if "Recompute" in e.get("message", ""):
@@ -173,7 +187,9 @@ class Bench:
             if e.get("event") == "flow_finished" and e.get("flow") in ("bids", "persons",
                                                                        "auctions"):
                 res["input_rows"] += e.get("rows_out", 0)
-        res["note"] = fallback
+        res["note"] = (f"{fallback}; " if fallback else "") + (
+            f"trigger steps: sources (read, store) {phase['sources']} ms, "
+            f"query {phase['query']} ms")
         return res
 
     def run_flink(self, query, data, sink, out):
@@ -207,10 +223,15 @@ class Bench:
         res["seconds"] = json.loads(r.group(1))["seconds"]
         return res
 
+    def tmp_dir(self):
+        # One per harness process: two harnesses sharing one emptied each other's
+        # JVM files mid-run (Flink q7 / q11 and Spark q3 / q5 failures of 2026-12-04).
+        return os.path.join(self.work, f"tmp-{os.getpid()}")
+
     def jvm_env(self):
         """The JVMs' temporary files (Spark's block manager, Flink's jars and mini
         cluster) under the work directory, emptied after every run."""
-        tmp = os.path.join(self.work, "tmp")
+        tmp = self.tmp_dir()
         shutil.rmtree(tmp, ignore_errors=True)
         os.makedirs(tmp)
         return dict(os.environ, TMPDIR=tmp, JAVA_TOOL_OPTIONS=f"-Djava.io.tmpdir={tmp}")
@@ -225,7 +246,7 @@ class Bench:
             engine_sink = "collect"  # an updating result: Flink's file sink takes inserts only
         res = fn(query, data, engine_sink, out)
         res["sink"] = engine_sink
-        shutil.rmtree(os.path.join(self.work, "tmp"), ignore_errors=True)
+        shutil.rmtree(self.tmp_dir(), ignore_errors=True)
         return res
 
     # --------------------------------------------------------------- check --
@@ -251,7 +272,7 @@ class Bench:
     def check(self, data):
         con = duckdb.connect()
         con.execute("SET TimeZone = 'UTC'")
-        for query in self.args.queries:
+        for query in self.args.check_queries or self.args.queries:
             outs = {}
             for engine in ["thund"] + [e for e in self.args.engines if e != "thund"]:
                 out = os.path.join(self.work, "check", f"{engine}_{query}")
@@ -285,16 +306,30 @@ class Bench:
                 self.checks[(engine, query)] = (
                     f"equal ({n} rows)" if missing == 0 and extra == 0 else
                     f"differs: {missing} of thund's {n} rows missing, {extra} extra")
+            saved = {}
+            if os.path.exists(CHECKS):
+                with open(CHECKS) as f:
+                    saved = json.load(f)
+            now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ")
             for engine in self.args.engines:
-                print(f"  check {query} {engine}: {self.checks.get((engine, query), '-')}",
-                      flush=True)
+                verdict = self.checks.get((engine, query), "-")
+                print(f"  check {query} {engine}: {verdict}", flush=True)
+                saved[f"{engine}/{query}"] = {"verdict": verdict, "time_utc": now,
+                                              "events": self.args.check_events,
+                                              "git_commit": self.versions["thund"]}
+                self.checks[(engine, query)] = f"{verdict} (check of {now})"
+            os.makedirs(RESULTS, exist_ok=True)
+            with open(CHECKS, "w") as f:
+                json.dump(saved, f, indent=1, sort_keys=True)
 
     # ---------------------------------------------------------------- runs --
 
     def record(self, engine, query, sink, events, res, out):
         m = res["m"]
         seconds = res.get("seconds")
-        status = ("unsupported" if "unsupported" in res else "failed" if "error" in res else "ok")
+        status = ("unsupported" if "unsupported" in res else
+                  f"timeout ({self.args.timeout:g} s)" if m.returncode == -9 else
+                  "failed" if "error" in res else "ok")
         output_rows = res.get("output_rows", "")
         if status == "ok" and output_rows == "" and sink.endswith("parquet") and os.path.isdir(out):
             try:
@@ -322,8 +357,9 @@ class Bench:
             "parallelism": cores,
             "load_1m": round(os.getloadavg()[0], 2),
             "check": self.checks.get((engine, query), ""),
-            "note": (res.get("note") or res.get("unsupported", "") or
-                     (res.get("error", "")[-300:].replace("\n", " ") if status == "failed" else "")),
+            "note": "; ".join(x for x in (
+                res.get("note", ""), res.get("unsupported", ""),
+                " ".join(res.get("error", "")[-600:].split()) if status == "failed" else "") if x),
         }
         write_rows([row])
         print(json.dumps({k: row[k] for k in ("engine", "query", "sink", "events", "status",
@@ -456,7 +492,10 @@ def main():
     ap.add_argument("--sinks", default="noop,parquet",
                     help="noop (Flink: blackhole) and/or parquet")
     ap.add_argument("--check-events", default="100K", help="events of the check run")
-    ap.add_argument("--no-check", action="store_true")
+    ap.add_argument("--no-check", action="store_true",
+                    help="no check run: timed rows carry the verdicts in checks.json")
+    ap.add_argument("--check-queries", default="",
+                    help="check only these queries (default: --queries)")
     ap.add_argument("--per-chunk", default="250K", help="events per thund trigger (file)")
     ap.add_argument("--parallelism", type=int, default=2)
     ap.add_argument("--repeat", type=int, default=1)
@@ -475,6 +514,7 @@ def main():
     args.queries = [q for q in args.queries.split(",") if q]
     args.engines = [e for e in args.engines.split(",") if e]
     args.sinks = [s for s in args.sinks.split(",") if s]
+    args.check_queries = [q for q in args.check_queries.split(",") if q]
     args.check_events = parse_count(args.check_events) if args.check_events else 0
     args.per_chunk = parse_count(args.per_chunk)
     for q in args.queries:
