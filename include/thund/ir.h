@@ -43,7 +43,9 @@ enum class StreamingMode { kRecompute, kIncremental };
 enum class OutputMode { kAppend, kUpdate, kComplete };
 enum class TriggerKind { kOnce, kAvailableNow, kProcessingTime };
 enum class WindowKind { kTumbling, kHopping, kSession };
-enum class FileFormat { kParquet, kCsv, kJson };  // files read or written
+// Files read or written. kNoop is for sinks only: rows are counted and discarded
+// (a benchmark's sink, like Flink's blackhole and Spark's noop).
+enum class FileFormat { kParquet, kCsv, kJson, kNoop };
 // How a sink writes: add files, replace them, or upsert a keyed Parquet table
 // (kMerge: StorageSpec::merge_keys; docs/storage.md, "Merge sinks").
 enum class WriteMode { kAppend, kOverwrite, kMerge };
@@ -74,7 +76,7 @@ const char* Name(StreamingMode v);
 const char* Name(OutputMode v);
 const char* Name(TriggerKind v);
 const char* Name(WindowKind v);
-const char* Name(FileFormat v);       // "parquet" | "csv" | "json"
+const char* Name(FileFormat v);       // "parquet" | "csv" | "json" | "noop"
 const char* Name(WriteMode v);        // "append" | "overwrite" | "merge"
 const char* Name(DuplicateKeys v);    // "first" | "all"
 const char* Name(NullKeys v);         // "error" | "drop"

@@ -14,6 +14,13 @@ ParsedValue<T> Parse(std::string_view text, std::optional<E> (*parse)(std::strin
   return bad;
 }
 
+// A format files can be read in (noop only discards rows: sinks only).
+std::optional<FileFormat> ParseReadableFormat(std::string_view s) {
+  auto f = ParseFileFormat(s);
+  if (f == FileFormat::kNoop) return std::nullopt;
+  return f;
+}
+
 }  // namespace
 
 ParsedValue<DuplicateKeys> ParseKeyedDuplicates(std::string_view text) {
@@ -42,7 +49,8 @@ ParsedValue<std::optional<FileFormat>> ParseStorageFormat(std::string_view text)
   return Parse<std::optional<FileFormat>>(
       text, ParseFileFormat, std::optional<std::optional<FileFormat>>(std::in_place, std::nullopt),
       {"storage-format", "storage format " + Quote(text) + " is not supported",
-       "use parquet, csv or json (or leave it empty for parquet)"});
+       "use parquet, csv or json (or leave it empty for parquet); noop (rows counted and "
+       "discarded) on a sink"});
 }
 
 ParsedValue<std::optional<WriteMode>> ParseStorageMode(std::string_view text) {
@@ -54,7 +62,7 @@ ParsedValue<std::optional<WriteMode>> ParseStorageMode(std::string_view text) {
 
 ParsedValue<std::optional<FileFormat>> ParseSourceFormat(std::string_view text) {
   return Parse<std::optional<FileFormat>>(
-      text, ParseFileFormat, std::nullopt,
+      text, ParseReadableFormat, std::nullopt,
       {"source-spec", "file source format " + Quote(text) + " is not supported",
        "use one of parquet, csv, json"});
 }

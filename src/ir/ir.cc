@@ -57,7 +57,10 @@ constexpr std::pair<WindowKind, const char*> kWindows[] = {
     {WindowKind::kHopping, "hopping"},
     {WindowKind::kSession, "session"}};
 constexpr std::pair<FileFormat, const char*> kFileFormats[] = {
-    {FileFormat::kParquet, "parquet"}, {FileFormat::kCsv, "csv"}, {FileFormat::kJson, "json"}};
+    {FileFormat::kParquet, "parquet"},
+    {FileFormat::kCsv, "csv"},
+    {FileFormat::kJson, "json"},
+    {FileFormat::kNoop, "noop"}};
 constexpr std::pair<WriteMode, const char*> kWriteModes[] = {
     {WriteMode::kAppend, "append"},
     {WriteMode::kOverwrite, "overwrite"},

@@ -193,6 +193,47 @@ void CheckMerge(const Pipeline& p, size_t i, Diagnostics* out) {
   }
 }
 
+// Noop sinks (format noop): rows are counted and discarded, so nothing about
+// where or how they would be written applies.
+void CheckNoop(const Pipeline& p, size_t i, Diagnostics* out) {
+  const Dataset& d = p.datasets[i];
+  const StorageSpec& s = d.storage;
+  if (s.format != FileFormat::kNoop) return;
+  auto err = [&](const std::string& field, std::string msg, std::string hint) {
+    out->push_back(DatasetDiag(p, i, Severity::kError, "storage-format", "storage." + field,
+                               std::move(msg), std::move(hint)));
+  };
+  if (d.kind != DatasetKind::kSink) {
+    err("format",
+        std::string(Name(d.kind)) + " " + Quote(d.name) +
+            " has format noop, which discards its rows; only a sink may",
+        "make " + Quote(d.name) + " a sink (CREATE SINK ... USING noop), or use parquet");
+    return;
+  }
+  if (!s.location.empty()) {
+    err("location", "noop sink " + Quote(d.name) + " has location " + Quote(s.location) +
+                        ", but writes nothing",
+        "remove the location, or use format parquet, csv or json to write files there");
+  }
+  if (!s.partition_by.empty()) {
+    err("partition_by", "noop sink " + Quote(d.name) + " has partition_by, but writes nothing",
+        "remove partition_by");
+  }
+  if (s.mode && *s.mode != WriteMode::kAppend) {
+    err("mode", "noop sink " + Quote(d.name) + " has mode " + Name(*s.mode) + ", but writes nothing",
+        "remove the mode");
+  }
+  if (!s.options.empty()) {
+    err("options", "noop sink " + Quote(d.name) + " has options (" + s.options.begin()->first +
+                       "), but writes nothing",
+        "remove the options");
+  }
+  if (d.keyed_write.enabled()) {
+    err("format", "noop sink " + Quote(d.name) + " has keyed_write, but keeps no keys to check",
+        "remove keyed_write, or use format parquet, csv or json");
+  }
+}
+
 void CheckWritten(const ValidateContext& ctx, size_t i, Diagnostics* out) {
   const Pipeline& p = ctx.p;
   const Dataset& d = p.datasets[i];
@@ -222,6 +263,7 @@ void CheckDatasets(const ValidateContext& ctx, Diagnostics* out) {
     CheckExpectations(ctx, i, out);
     CheckKeyedWrite(ctx.p, i, out);
     CheckMerge(ctx.p, i, out);
+    CheckNoop(ctx.p, i, out);
   }
 }
 

@@ -30,6 +30,9 @@ void CheckSourceSpec(const Pipeline& p, size_t i, const SourceSpec& src, Diagnos
     if (!f->format) {
       SourceProblem(p, i, "format", "file source has no format",
                     "set its format: one of parquet, csv, json", out);
+    } else if (*f->format == FileFormat::kNoop) {
+      SourceProblem(p, i, "format", "file source has format noop, which only sinks take",
+                    "set its format: one of parquet, csv, json", out);
     }
   } else if (const auto* g = std::get_if<GeneratorSource>(&src)) {
     if (g->rows_per_batch <= 0) {

@@ -71,7 +71,9 @@ TEST(EnumValues, StorageFormatAndMode) {
   EXPECT_EQ(f->dataset, "out");
   EXPECT_EQ(f->field_path, "datasets[0].storage.format");
   EXPECT_EQ(f->message, "storage format 'avro' is not supported");
-  EXPECT_EQ(f->hint, "use parquet, csv or json (or leave it empty for parquet)");
+  EXPECT_EQ(f->hint,
+            "use parquet, csv or json (or leave it empty for parquet); noop (rows counted and "
+            "discarded) on a sink");
   const Diagnostic* m = OnlyWithCode(r.diagnostics, "storage-mode");
   ASSERT_NE(m, nullptr) << DiagText(r.diagnostics);
   EXPECT_EQ(m->dataset, "out");

@@ -32,8 +32,8 @@ void ExpectRoundTrip(std::initializer_list<E> all, std::optional<E> (*parse)(std
 }
 
 TEST(EnumNames, NewEnumsRoundTrip) {
-  ExpectRoundTrip({FileFormat::kParquet, FileFormat::kCsv, FileFormat::kJson}, ParseFileFormat,
-                  {"parquet", "csv", "json"});
+  ExpectRoundTrip({FileFormat::kParquet, FileFormat::kCsv, FileFormat::kJson, FileFormat::kNoop},
+                  ParseFileFormat, {"parquet", "csv", "json", "noop"});
   ExpectRoundTrip({WriteMode::kAppend, WriteMode::kOverwrite, WriteMode::kMerge}, ParseWriteMode,
                   {"append", "overwrite", "merge"});
   ExpectRoundTrip({DuplicateKeys::kFirst, DuplicateKeys::kAll}, ParseDuplicateKeys,

@@ -79,6 +79,8 @@ std::string ReadTarget(const std::string& dir, FileFormat format) {
       return "SELECT * FROM read_csv('" + dir + "/*.csv')";
     case FileFormat::kJson:
       return "SELECT * FROM read_json('" + dir + "/*.json')";
+    case FileFormat::kNoop:
+      break;  // a noop sink leaves nothing to read
   }
   return "";
 }

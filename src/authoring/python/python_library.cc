@@ -100,7 +100,7 @@ void AddAnswer(const json& answer, Pipeline* p, Diagnostics* diags) {
       if (!f) {
         diags->push_back(Problem(d.location.file, d.location.line, "python-definition",
                                  "sink '" + d.name + "' has format '" + format +
-                                     "'; thund writes parquet, csv or json sinks",
+                                     "'; thund writes parquet, csv, json or noop sinks",
                                  "use one of those formats"));
         continue;
       }

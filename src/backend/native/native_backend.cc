@@ -14,7 +14,7 @@ Capabilities NativeBackend::capabilities() const {
   c.supported = {"batch-sql",          "source:files",         "once",
                  "expectations:warn",  "expectations:drop",    "expectations:fail",
                  "materialization:incremental",                "sink:parquet",
-                 "sink:csv",           "sink:json",
+                 "sink:csv",           "sink:json",          "sink:noop",
                  // Batch flows into sinks / stored tables (keyed_write.h).
                  "keyed-write",
                  // Streaming (stream_run.h): Recompute mode, and the incremental
@@ -55,7 +55,7 @@ Diagnostics NativeBackend::Check(const Pipeline& p) const {
       if (caps.Supports(cap)) continue;
       out.push_back(Unsupported(
           f, "flow '" + f.name + "' needs '" + cap + "', which the native engine does not run yet",
-          cap.rfind("sink:", 0) == 0 ? "use a parquet, csv or json sink"
+          cap.rfind("sink:", 0) == 0 ? "use a parquet, csv, json or noop sink"
                                      : "remove the flow from the pipeline, or run it on a "
                                        "backend that supports it (see docs/status.md)"));
     }

@@ -275,7 +275,7 @@ arrow::Status StreamCheckpoint::Recover(RunContext& ctx, std::vector<DatasetStre
 
 arrow::Status StreamCheckpoint::DeleteLaterSinkFiles(RunContext& ctx, const DatasetStream& ds) {
   ARROW_ASSIGN_OR_RAISE(auto target, engine::batch::ResolveSink(*ds.dataset, ctx.store->layout()));
-  if (target.single_file) return arrow::Status::OK();
+  if (target.single_file || target.noop()) return arrow::Status::OK();
   arrow::fs::FileSelector sel;
   sel.base_dir = target.path;
   sel.allow_not_found = true;

@@ -199,6 +199,16 @@ arrow::Status StageSink(RunContext& ctx, DatasetStream* ds, int64_t epoch) {
     const auto& t = AppendOnly(f.shape) ? f.added : f.rows;
     if (t) parts.push_back(t);
   }
+  if (target.noop()) {
+    // Counted, never written: no concatenation, no file.
+    int64_t n = 0;
+    for (const auto& t : parts) n += t->num_rows();
+    if (n > 0 || (complete && !parts.empty())) {
+      ds->epoch = epoch;
+      ds->rows += n;
+    }
+    parts.clear();
+  }
   if (!parts.empty() && ds->schema) {
     ARROW_ASSIGN_OR_RAISE(auto rows, arrow::ConcatenateTables(parts));
     char tag[32];

@@ -27,6 +27,10 @@ arrow::Result<SinkTarget> ResolveSink(const Dataset& sink, const StorageLayout& 
   SinkTarget t;
   t.format = Name(sink.storage.format.value_or(FileFormat::kParquet));
   t.overwrite = sink.storage.mode == WriteMode::kOverwrite;
+  if (t.noop()) {
+    t.location = "noop";  // nothing is written anywhere (validation refuses a location)
+    return t;
+  }
   auto local = internal::LocalPathOf(sink.storage.location);
   if (!local.ok()) {
     return arrow::Status::Invalid("sink '", sink.name, "': location ", local.status().message());
@@ -111,6 +115,10 @@ arrow::Result<std::unique_ptr<SinkWriter>> SinkWriter::Open(
   k.schema = std::move(schema);
   k.target = std::move(target);
   const SinkTarget& t = k.target;
+  if (t.noop()) {
+    w->final_path_ = "noop";  // rows are counted by Write, nothing is opened
+    return w;
+  }
   std::string dir;
   if (t.single_file) {
     std::filesystem::path p(t.path);
@@ -154,6 +162,7 @@ SinkWriter::~SinkWriter() {
 arrow::Status SinkWriter::Write(const std::shared_ptr<arrow::RecordBatch>& batch) {
   Impl& k = *impl_;
   rows_ += batch->num_rows();
+  if (k.target.noop()) return arrow::Status::OK();
   if (k.parquet) return k.parquet->WriteRecordBatch(*batch);
   if (k.csv) return k.csv->WriteRecordBatch(*batch);
   auto lines = std::static_pointer_cast<arrow::StringArray>(batch->column(0));
@@ -169,6 +178,7 @@ arrow::Status SinkWriter::Write(const std::shared_ptr<arrow::RecordBatch>& batch
 arrow::Result<std::string> SinkWriter::Commit() {
   Impl& k = *impl_;
   ARROW_RETURN_NOT_OK(k.Close());
+  if (k.target.noop()) return final_path_;
   if (k.tmp_path != final_path_) ARROW_RETURN_NOT_OK(k.fs->Move(k.tmp_path, final_path_));
   if (k.target.overwrite && !k.target.single_file) {
     arrow::fs::FileSelector sel;

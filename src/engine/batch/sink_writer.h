@@ -1,5 +1,7 @@
 // Sinks: files written for someone else (Parquet, CSV or newline-delimited
-// JSON), through an arrow::fs::FileSystem (the fault-injection seam).
+// JSON), through an arrow::fs::FileSystem (the fault-injection seam); or a
+// noop sink, which counts the rows it is given and writes nothing (no file, no
+// directory; its target's path is empty and its location "noop").
 //
 // Location (StorageSpec::location, relative paths from the working directory):
 //  * empty                       -> the directory {root}/_thund/sinks/{sink}/
@@ -32,7 +34,7 @@
 namespace thund::engine::batch {
 
 struct SinkTarget {
-  std::string format;  // parquet | csv | json
+  std::string format;  // parquet | csv | json | noop
   bool overwrite = false;
   bool single_file = false;
   // The file, or the directory, in `fs`'s terms: absolute on the local disk,
@@ -47,6 +49,8 @@ struct SinkTarget {
   // allow_http), or a local sink of a run whose storage root is on S3.
   std::shared_ptr<arrow::fs::FileSystem> fs;
   bool header = true;  // csv
+
+  bool noop() const { return format == "noop"; }
   char delimiter = ',';  // csv
 
   const std::shared_ptr<arrow::fs::FileSystem>& FileSystemOr(
@@ -68,7 +72,8 @@ class SinkWriter {
   ~SinkWriter();
 
   arrow::Status Write(const std::shared_ptr<arrow::RecordBatch>& batch);
-  // Closes and publishes the file; returns the published path.
+  // Closes and publishes the file; returns the published path ("noop" for a
+  // noop sink, which publishes nothing).
   arrow::Result<std::string> Commit();
   // Removes the temporary file (best effort). Safe after a failed Commit.
   void Abort();

@@ -106,6 +106,8 @@ const char* ExtensionOf(FileFormat f) {
       return ".csv";
     case FileFormat::kJson:
       return ".json";
+    case FileFormat::kNoop:
+      return "";
   }
   return "";
 }

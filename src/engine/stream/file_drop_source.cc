@@ -74,6 +74,10 @@ arrow::Result<std::unique_ptr<StreamSource>> FileDropSource::Make(const FileSour
     case FileFormat::kParquet: s.format.format = DropFormat::kParquet; break;
     case FileFormat::kCsv: s.format.format = DropFormat::kCsv; break;
     case FileFormat::kJson: s.format.format = DropFormat::kJson; break;
+    case FileFormat::kNoop:
+      return arrow::Status::Invalid("flow '", s.flow,
+                                    "': noop is a sink format; a file drop reads parquet, csv "
+                                    "or json");
   }
   const bool csv = s.format.format == DropFormat::kCsv;
   for (const auto& [key, value] : spec.options) {
