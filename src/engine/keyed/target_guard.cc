@@ -32,6 +32,15 @@ arrow::Result<TargetGuard::Listing> TargetGuard::List(arrow::fs::FileSystem& fs,
   return out;
 }
 
+std::string TargetGuard::LockPath(const std::string& dir) {
+  std::string d = dir;
+  while (d.size() > 1 && d.back() == '/') d.pop_back();
+  const size_t slash = d.rfind('/');
+  const std::string parent = slash == std::string::npos ? "." : d.substr(0, slash);
+  const std::string name = slash == std::string::npos ? d : d.substr(slash + 1);
+  return (parent.empty() ? "" : parent) + "/." + name + ".thund-keyed-write.lock";
+}
+
 arrow::Result<std::unique_ptr<TargetGuard>> TargetGuard::Make(
     std::shared_ptr<arrow::fs::FileSystem> fs, const std::string& dir, const std::string& run_id) {
   std::unique_ptr<TargetGuard> g(new TargetGuard());
@@ -43,7 +52,7 @@ arrow::Result<std::unique_ptr<TargetGuard>> TargetGuard::Make(
   if (!made.ok()) {
     return made.WithMessage("creating target directory '", dir, "': ", made.message());
   }
-  auto lock = checkpoint::StorageLock::Acquire(fs, dir + "/" + kLockName, run_id);
+  auto lock = checkpoint::StorageLock::Acquire(fs, LockPath(dir), run_id);
   if (!lock.ok()) {
     return lock.status().WithMessage(
         "target '", dir, "' is being written by another keyed write (", lock.status().message(),

@@ -4,11 +4,13 @@
 // were not there. Another writer adding files meanwhile could add the same
 // keys (they would then be written twice); one deleting or rewriting files
 // could remove keys this run skipped (those rows would be lost). So:
-//   * Make takes the lock `{dir}/_thund_keyed_write.lock` (engine/checkpoint
+//   * Make takes the lock `{parent}/.{name}.thund-keyed-write.lock` beside the
+//     directory (engine/checkpoint
 //     StorageLock: an flock on the local disk, released by the kernel however
 //     the process dies; a heartbeat object on object storage). A second thund
 //     keyed write into the same directory is refused, naming the holder.
-//     (The name starts with '_': readers and key loading ignore it.)
+//     (Beside the target, not in it, so the target holds only data files; the
+//     name starts with '.', so readers of the parent ignore it.)
 //   * Make also records every file under `dir` (path, size, modification
 //     time; ignored names apart), and CheckUnchanged compares the directory
 //     with that record, so a writer that does not take the lock (another
@@ -32,7 +34,8 @@ namespace thund::engine::keyed {
 
 class TargetGuard {
  public:
-  static constexpr const char* kLockName = "_thund_keyed_write.lock";
+  // The lock file of target directory `dir`.
+  static std::string LockPath(const std::string& dir);
 
   // Creates `dir` when missing, takes its lock for `run_id`, records its files.
   static arrow::Result<std::unique_ptr<TargetGuard>> Make(
