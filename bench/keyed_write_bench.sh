@@ -6,6 +6,7 @@
 #   thund   `thund copy SRC TARGET --checkpoint-keys url` (appends to a copy of
 #           the target made of hard links, so every run starts from the same state)
 #   thund_hash  the same with --key-match hash (opt-in 128-bit key hashes)
+#   thund_plain the same with --plain: every fast path off (what each buys)
 #   copy_floor  DuckDB writing just the new rows, picked by a predicate known in
 #           advance: what writing them costs without any key check (a floor)
 #   duckdb  the anti-join of the same files in DuckDB, written out the same way:
@@ -24,7 +25,7 @@
 #
 # Usage: bench/keyed_write_bench.sh [BUILD_DIR]      (default: build)
 # Environment: SIZES="18900000" LAYOUTS="100 1890" SCENARIOS="all half_first half_even"
-#   ENGINES="thund duckdb daft" (also: thund_hash copy_floor) REPEATS=3 THREADS=$(nproc) ANTIJOIN_TIMEOUT=3600 (also daft)
+#   ENGINES="thund duckdb daft" (also: thund_hash thund_plain copy_floor) REPEATS=3 THREADS=$(nproc) ANTIJOIN_TIMEOUT=3600 (also daft)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -154,6 +155,8 @@ run_thund() {  # size files scenario [engine name] [extra thund options...]
 
 # The same with --key-match hash (128-bit key hashes: less memory, opt-in).
 run_thund_hash() { run_thund "$1" "$2" "$3" thund_hash --key-match hash; }
+# The same with --plain (docs/keyed-writes.md "Fast paths and their switches").
+run_thund_plain() { run_thund "$1" "$2" "$3" thund_plain --plain; }
 
 run_duckdb() {
   local src target out; src=$(source_dir "$1" "$2"); target=$(target_dir "$3" "$1" "$2")

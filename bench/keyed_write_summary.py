@@ -33,9 +33,10 @@ def cell(key):
     m = statistics.median(int(r["peak_rss_mb"]) for r in rs)
     return t, f"{t:.1f} s / {m / 1024:.1f} GB" if m >= 1024 else f"{t:.1f} s / {m:.0f} MB"
 
-engines = ["thund", "thund_hash", "duckdb", "copy_floor", "daft"]
-print("| rows | files | target holds | " + " | ".join(engines) + " | thund vs duckdb |")
-print("|---" * (len(engines) + 4) + "|")
+engines = ["thund", "thund_plain", "thund_hash", "duckdb", "copy_floor", "daft"]
+print("| rows | files | target holds | " + " | ".join(engines) +
+      " | thund vs duckdb | thund vs thund_plain |")
+print("|---" * (len(engines) + 5) + "|")
 order = {"all": 0, "half_first": 1, "half_even": 2, "all_rewritten": 3, "half_rewritten": 4}
 for rows, files, scenario in sorted({k[:3] for k in runs}, key=lambda k: (k[0], k[1], order[k[2]])):
     cells = [cell((rows, files, scenario, e)) for e in engines]
@@ -44,5 +45,9 @@ for rows, files, scenario in sorted({k[:3] for k in runs}, key=lambda k: (k[0], 
     pairs = [float(d["seconds"]) / float(t["seconds"]) for t, d in zip(th, du)]
     ratio = f"{statistics.median(pairs):.2f}x" if pairs else "—"
     n = len(pairs)
+    pl = runs.get((rows, files, scenario, "thund_plain"), [])
+    plain_pairs = [float(p["seconds"]) / float(t["seconds"]) for t, p in zip(th, pl)]
+    plain = (f"{statistics.median(plain_pairs):.2f}x (n={len(plain_pairs)})"
+             if plain_pairs else "—")
     print(f"| {rows:,} | {files} | {scenario} | " + " | ".join(c[1] for c in cells) +
-          f" | {ratio} (n={n}) |")
+          f" | {ratio} (n={n}) | {plain} |")

@@ -41,6 +41,10 @@ struct CopyOptions {
   std::string null_keys = "error";
   std::string key_match = "exact";
   int64_t rows_per_file = 1 << 20;
+  // Fast-path switches (docs/keyed-writes.md "Fast paths and their switches").
+  bool no_settle = false, no_passthrough = false, no_join = false, no_direct_io = false;
+  bool no_memory_pool = false, no_huge_pages = false, plain = false;
+  std::string key_index = "rows";
   bool json = false;
   bool quiet = false;
 };
@@ -92,6 +96,19 @@ arrow::Result<keyed::KeyedCopyOptions> ToEngineOptions(const CopyOptions& o) {
     return arrow::Status::Invalid("--rows-per-file must be > 0, got ", o.rows_per_file);
   }
   k.output.rows_per_file = o.rows_per_file;
+  auto key_index = keyed::ParseKeyIndex(o.key_index);
+  if (!key_index) {
+    return arrow::Status::Invalid("--key-index '", o.key_index,
+                                  "' is not a key index; use 'rows' or 'table'");
+  }
+  k.keyed.key_index = *key_index;
+  k.tuning.settle = !o.no_settle;
+  k.tuning.passthrough = !o.no_passthrough;
+  k.output.join = !o.no_join;
+  k.output.direct_io = !o.no_direct_io;
+  k.keyed.memory_pool = !o.no_memory_pool;
+  k.keyed.huge_pages = !o.no_huge_pages;
+  if (o.plain) k.SetPlain();
   ARROW_RETURN_NOT_OK(k.keyed.Validate());
   return k;
 }
@@ -200,6 +217,22 @@ void RegisterCopy(CLI::App& app, int* exit_code) {
   c->add_option("--key-match", o->key_match,
                 "exact (default) or hash (128-bit hashes: less memory, collisions possible)");
   c->add_option("--rows-per-file", o->rows_per_file, "rows per output file (default 1048576)");
+  c->add_flag("--no-settle", o->no_settle,
+              "do not settle source row groups while the target's keys load");
+  c->add_flag("--no-passthrough", o->no_passthrough,
+              "decode and re-encode every row instead of committing all-new Parquet files "
+              "unchanged");
+  c->add_flag("--no-join", o->no_join,
+              "do not join passed-through Parquet files by their pages (decode them instead)");
+  c->add_flag("--no-direct-io", o->no_direct_io, "copy files through the page cache, not O_DIRECT");
+  c->add_option("--key-index", o->key_index,
+                "how the target's keys are held: rows (row numbers + Bloom filter where it "
+                "applies, default) or table (the keys themselves)");
+  c->add_flag("--no-memory-pool", o->no_memory_pool,
+              "allocate from Arrow's system pool instead of the recycling pool");
+  c->add_flag("--no-huge-pages", o->no_huge_pages, "never ask for huge pages for key tables");
+  c->add_flag("--plain", o->plain,
+              "every fast path off (the plain twin of each; same rows, slower)");
   c->add_flag("--json", o->json, "print the summary as JSON");
   c->add_flag("-q,--quiet", o->quiet,
               "no progress messages on stderr (and no live progress line on a terminal)");

@@ -1,6 +1,7 @@
 // KeyedWriteOptions: validation of every knob, defaults, and the IR mapping.
 #include <gtest/gtest.h>
 
+#include "engine/keyed/keyed_copy.h"
 #include "engine/keyed/keyed_options.h"
 
 namespace thund::engine::keyed {
@@ -89,6 +90,25 @@ TEST(KeyedOptionsTest, FromIrMapsZeroToUnsetAndNamesTheDataset) {
   EXPECT_NE(bad.status().message().find("dataset 'events': batch_size must be > 0"),
             std::string::npos)
       << bad.status().message();
+}
+
+TEST(KeyedOptionsTest, PlainTurnsEveryFastPathOff) {
+  EXPECT_EQ(ParseKeyIndex("rows"), KeyIndex::kRows);
+  EXPECT_EQ(ParseKeyIndex("table"), KeyIndex::kTable);
+  EXPECT_FALSE(ParseKeyIndex("btree").has_value());
+  KeyedWriteOptions defaults;
+  EXPECT_EQ(defaults.key_index, KeyIndex::kRows);
+  EXPECT_TRUE(defaults.memory_pool);
+  EXPECT_TRUE(defaults.huge_pages);
+  KeyedCopyOptions copy;
+  copy.SetPlain();
+  EXPECT_FALSE(copy.tuning.settle);
+  EXPECT_FALSE(copy.tuning.passthrough);
+  EXPECT_FALSE(copy.output.join);
+  EXPECT_FALSE(copy.output.direct_io);
+  EXPECT_EQ(copy.keyed.key_index, KeyIndex::kTable);
+  EXPECT_FALSE(copy.keyed.memory_pool);
+  EXPECT_FALSE(copy.keyed.huge_pages);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "engine/batch/file_source.h"
 #include "engine/batch/schema_conform.h"
 #include "engine/duckdb/sql_quote.h"
+#include "engine/exec/catch_all.h"
 #include "engine/fs/atomic_write.h"
 #include "engine/keyed/filter_placement.h"
 #include "engine/keyed/key_spec.h"
@@ -60,11 +61,16 @@ class KeyedConsumer : public RowConsumer {
     return w_.OpenWriter(schema);
   }
   arrow::Status Consume(const std::shared_ptr<arrow::RecordBatch>& batch) override {
-    ARROW_ASSIGN_OR_RAISE(auto split,
-                          w_.filter_->FilterForWrite(*batch, *target_checked_, where_));
-    if (split.now && split.now->num_rows() > 0) ARROW_RETURN_NOT_OK(w_.writer_->Write(split.now));
-    if (split.deferred && split.deferred->num_rows() > 0) w_.deferred_.push_back(split.deferred);
-    return arrow::Status::OK();
+    // The run's key sets grow here: out of memory is an error, not a crash.
+    return engine::CatchAll("filtering the rows of " + where_, [&]() -> arrow::Status {
+      ARROW_ASSIGN_OR_RAISE(auto split,
+                            w_.filter_->FilterForWrite(*batch, *target_checked_, where_));
+      if (split.now && split.now->num_rows() > 0) {
+        ARROW_RETURN_NOT_OK(w_.writer_->Write(split.now));
+      }
+      if (split.deferred && split.deferred->num_rows() > 0) w_.deferred_.push_back(split.deferred);
+      return arrow::Status::OK();
+    });
   }
 
  private:

@@ -51,7 +51,7 @@ class ParquetPartWriter {
   struct Worker;
   ParquetPartWriter() = default;
 
-  std::unique_ptr<Worker> worker_;
+  std::shared_ptr<Worker> worker_;  // shared with the pool task that drains it
   int64_t rows_ = 0;
 };
 

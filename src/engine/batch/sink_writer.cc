@@ -83,6 +83,33 @@ arrow::Result<SinkTarget> ResolveSink(const Dataset& sink, const StorageLayout& 
 
 std::string JsonSelectList() { return "CAST(to_json(\"__thund_q\") AS VARCHAR) AS \"json\""; }
 
+void AppendFiniteJson(std::string_view json, std::string* out) {
+  bool in_string = false;
+  for (size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (in_string) {
+      out->push_back(c);
+      if (c == '\\' && i + 1 < json.size()) {
+        out->push_back(json[++i]);
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') in_string = true;
+    bool replaced = false;
+    for (std::string_view word : {"-Infinity", "Infinity", "NaN"}) {
+      if (json.substr(i, word.size()) == word) {
+        out->append("null");
+        i += word.size() - 1;
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) out->push_back(c);
+  }
+}
+
 struct SinkWriter::Impl {
   std::shared_ptr<arrow::fs::FileSystem> fs;
   SinkTarget target;
@@ -169,7 +196,7 @@ arrow::Status SinkWriter::Write(const std::shared_ptr<arrow::RecordBatch>& batch
   std::string buffer;
   for (int64_t i = 0; i < lines->length(); ++i) {
     if (lines->IsNull(i)) continue;
-    buffer.append(lines->GetView(i));
+    AppendFiniteJson(lines->GetView(i), &buffer);
     buffer.push_back('\n');
   }
   return k.out->Write(buffer.data(), static_cast<int64_t>(buffer.size()));

@@ -64,6 +64,12 @@ arrow::Result<SinkTarget> ResolveSink(const Dataset& sink, const StorageLayout& 
 // The select list that turns a row into one JSON object (DuckDB's to_json).
 std::string JsonSelectList();
 
+// One JSON object of to_json made valid JSON the way every JSON thund writes
+// is (engine/keyed/ndjson_writer.h): DuckDB writes NaN, Infinity and
+// -Infinity as bare words, which JSON has no form for; they become null
+// (outside strings). The sink applies it to every line it writes.
+void AppendFiniteJson(std::string_view json, std::string* out);
+
 class SinkWriter {
  public:
   static arrow::Result<std::unique_ptr<SinkWriter>> Open(

@@ -4,11 +4,14 @@
 #include <chrono>
 #include <set>
 
+#include "engine/exec/catch_all.h"
 #include "engine/fs/atomic_write.h"
 #include "engine/keyed/filter_placement.h"
+#include "engine/keyed/memory_pool.h"
 #include "engine/keyed/keyed_write_filter.h"
 #include "engine/keyed/ordered_parallel.h"
 #include "engine/keyed/source_scan.h"
+#include "engine/keyed/target_guard.h"
 #include "engine/keyed/transform_runner.h"
 #include "engine/keyed/unit_settler.h"
 #include "engine/keyed/unit_writer.h"
@@ -58,6 +61,7 @@ struct Run {
     const UnitFilter uf = SourceFilter(s, use_filter);
     const bool apply_transform = transform != nullptr && !keys_only;
     return RunOrdered<UnitRows>(
+        keys_only ? "reading the source's keys" : "reading, filtering and writing the source",
         static_cast<int64_t>(s.units.size()), threads, 2 * threads,
         [&](int64_t i) -> arrow::Result<UnitRows> {
           if (use_filter && settled(i)) {  // every row already written: not read again
@@ -102,7 +106,7 @@ struct Run {
       const UnitFilter uf = SourceFilter(s, /*use_filter=*/true);
       Batches all;
       ARROW_RETURN_NOT_OK(RunOrdered<UnitRows>(
-          static_cast<int64_t>(s.units.size()), threads, 2 * threads,
+          "reading source '" + s.name + "'", static_cast<int64_t>(s.units.size()), threads, 2 * threads,
           [&](int64_t i) { return ReadSourceUnit(fs, s, s.units[i], uf, batch_size, false); },
           [&](int64_t, UnitRows rows) {
             rows_read += rows.rows_read;
@@ -172,13 +176,29 @@ arrow::Status CheckSources(const KeyedCopyOptions& o) {
   return arrow::Status::OK();
 }
 
+arrow::Result<KeyedCopyResult> RunKeyedCopyImpl(const std::shared_ptr<arrow::fs::FileSystem>& fs,
+                                                const KeyedCopyOptions& options,
+                                                const KeyedEventSink& on_event);
+
 }  // namespace
 
 arrow::Result<KeyedCopyResult> RunKeyedCopy(const std::shared_ptr<arrow::fs::FileSystem>& fs,
                                             const KeyedCopyOptions& options,
                                             const KeyedEventSink& on_event) {
+  // Work on this thread (the write side's key sets grow here) may throw too.
+  return CatchAll("the keyed write to '" + options.target + "'",
+                  [&] { return RunKeyedCopyImpl(fs, options, on_event); });
+}
+
+namespace {
+
+arrow::Result<KeyedCopyResult> RunKeyedCopyImpl(const std::shared_ptr<arrow::fs::FileSystem>& fs,
+                                                const KeyedCopyOptions& options,
+                                                const KeyedEventSink& on_event) {
   const auto start = std::chrono::steady_clock::now();
   ARROW_RETURN_NOT_OK(options.keyed.Validate());
+  // The whole copy allocates from one pool; its cache is released at the end.
+  KeyedMemoryScope memory_scope(options.keyed.memory_pool);
   ARROW_RETURN_NOT_OK(CheckSources(options));
   Run run;
   run.fs = fs;
@@ -206,6 +226,19 @@ arrow::Result<KeyedCopyResult> RunKeyedCopy(const std::shared_ptr<arrow::fs::Fil
     return arrow::Status::Invalid("target '", options.target,
                                   "' is a file; a keyed write needs a directory of files");
   }
+  // The target must not change under the write (target_guard.h): its lock
+  // first (before temporaries are removed: a live writer's are not leftovers).
+  ARROW_ASSIGN_OR_RAISE(auto guard, TargetGuard::Make(fs, options.target, UniqueToken()));
+  // The guard made a missing target (for its lock): events still say that
+  // the target did not exist.
+  KeyedEventSink events = on_event;
+  if (guard->created() && on_event) {
+    events = [on_event, target = options.target](const KeyedEvent& e) {
+      if (e.kind != KeyedEvent::Kind::kTargetEmpty) return on_event(e);
+      on_event(KeyedEvent{KeyedEvent::Kind::kTargetMissing,
+                          "target '" + target + "' does not exist yet: no row is skipped"});
+    };
+  }
   ARROW_ASSIGN_OR_RAISE(int removed, CleanupTemporaries(*fs, options.target));
   if (removed > 0) {
     run.Emit(KeyedEvent::Kind::kCleanup, "removed " + std::to_string(removed) +
@@ -215,7 +248,8 @@ arrow::Result<KeyedCopyResult> RunKeyedCopy(const std::shared_ptr<arrow::fs::Fil
   // Without a transform, the source's row groups whose keys are all in the
   // target can be found while its keys load (unit_settler.h).
   RowKeyIndexRounds rounds;
-  if (options.tuning.settle && options.transform_sql.empty() && run.sources.size() == 1 &&
+  if (options.tuning.settle && options.keyed.key_index == KeyIndex::kRows &&
+      options.transform_sql.empty() && run.sources.size() == 1 &&
       options.keyed.match == KeyMatch::kExact) {
     auto spec = KeySpec::Make(*written, options.keyed.keys, options.keyed.match, "");
     if (spec.ok() && UnitSettler::Applies(run.sources[0], *spec)) {
@@ -227,7 +261,7 @@ arrow::Result<KeyedCopyResult> RunKeyedCopy(const std::shared_ptr<arrow::fs::Fil
     }
   }
   ARROW_ASSIGN_OR_RAISE(
-      run.filter, KeyedWriteFilter::Make(options.keyed, *written, fs, {options.target}, on_event,
+      run.filter, KeyedWriteFilter::Make(options.keyed, *written, fs, {options.target}, events,
                                          run.settler ? &rounds : nullptr));
   ARROW_ASSIGN_OR_RAISE(
       run.placement,
@@ -273,14 +307,17 @@ arrow::Result<KeyedCopyResult> RunKeyedCopy(const std::shared_ptr<arrow::fs::Fil
   out.threads = run.threads;
   ARROW_ASSIGN_OR_RAISE(run.writer, OutputFileWriter::Make(fs, options.target, out, written));
   if (on_event) {
+    run.writer->set_on_fallback([on_event](const std::string& why) {
+      on_event(KeyedEvent{KeyedEvent::Kind::kFallback, why});
+    });
     run.writer->set_on_commit([on_event](const std::string& path, int64_t rows) {
       on_event(KeyedEvent{KeyedEvent::Kind::kCommitted,
                           path + " (" + std::to_string(rows) + " rows)", path, rows});
     });
   }
   // Whole files pass through only when rows are written exactly as read.
-  const bool passthrough =
-      streaming && options.transform_sql.empty() && out.format == FileFormat::kParquet;
+  const bool passthrough = options.tuning.passthrough && streaming &&
+                           options.transform_sql.empty() && out.format == FileFormat::kParquet;
   if (passthrough && !run.placement.before_write) {
     ARROW_RETURN_NOT_OK(
         UseSourceRowsForWrittenKeys(fs, run.sources[0], new_keys, run.filter.get()));
@@ -302,6 +339,10 @@ arrow::Result<KeyedCopyResult> RunKeyedCopy(const std::shared_ptr<arrow::fs::Fil
     ARROW_RETURN_NOT_OK(run.writer->WriteOneFile(std::move(deferred)));
   }
   ARROW_RETURN_NOT_OK(run.writer->Finish());
+  if (arrow::Status st = guard->CheckUnchanged(run.writer->file_name_prefix()); !st.ok()) {
+    run.Emit(KeyedEvent::Kind::kTargetChanged, st.message());
+    return st;
+  }
 
   KeyedCopyResult result;
   result.counts = run.filter->counts();
@@ -320,5 +361,7 @@ arrow::Result<KeyedCopyResult> RunKeyedCopy(const std::shared_ptr<arrow::fs::Fil
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
+
+}  // namespace
 
 }  // namespace thund::engine::keyed

@@ -44,11 +44,19 @@ struct CopySource {
   std::optional<FileFormat> format;  // default: from each file's extension
 };
 
-// Knobs with sound defaults; tests turn them to force the rare paths.
+// Knobs with sound defaults; tests turn them to force the rare paths. The
+// switches of `thund copy` (--no-settle, --no-passthrough; --plain turns
+// every fast path off, see SetPlain) live here, in KeyedWriteOptions
+// (key_index, memory_pool, huge_pages) and in OutputOptions (join, direct_io).
 struct KeyedCopyTuning {
   // Settle the source's row groups while the target loads (unit_settler.h),
   // in rounds of that many target rows and steps of that many source rows.
+  // Needs key_index=rows (the settler reads the row index as it loads).
   bool settle = true;
+  // Commit a Parquet source file whose rows are all new with its bytes
+  // unchanged (unit_writer.h); false: every row is decoded, filtered and
+  // encoded again.
+  bool passthrough = true;
   int64_t settle_round_rows = UnitSettler::kRoundRows;
   int64_t settle_step_rows = UnitSettler::kStepRows;
   // Settle first the row groups whose key column is stored as a target row
@@ -63,6 +71,16 @@ struct KeyedCopyOptions {
   KeyedWriteOptions keyed;
   OutputOptions output;  // output.threads is set from keyed.threads
   KeyedCopyTuning tuning;
+
+  // Every fast path off: settling, pass-through, joining, O_DIRECT, the row
+  // index, the recycling memory pool and huge pages (the plain twin of each).
+  void SetPlain() {
+    tuning.settle = false;
+    tuning.passthrough = false;
+    output.join = false;
+    output.direct_io = false;
+    keyed.SetPlain();
+  }
 };
 
 struct KeyedCopyResult {

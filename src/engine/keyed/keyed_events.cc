@@ -20,6 +20,10 @@ const char* Name(KeyedEvent::Kind k) {
       return "deferred";
     case KeyedEvent::Kind::kCommitted:
       return "committed";
+    case KeyedEvent::Kind::kFallback:
+      return "fallback";
+    case KeyedEvent::Kind::kTargetChanged:
+      return "target_changed";
   }
   return "?";
 }

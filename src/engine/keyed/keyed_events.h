@@ -18,6 +18,8 @@ struct KeyedEvent {
     kSettled,        // source row groups found written while the target loaded (unit_settler.h)
     kDeferred,       // duplicates=all: rows of repeated keys held for one final file
     kCommitted,      // an output file was renamed into place (message: path and rows)
+    kFallback,       // a fast path was not taken for some files, and why (plain path used)
+    kTargetChanged,  // the target changed under the write (the write fails)
   };
   Kind kind = Kind::kTargetLoaded;
   std::string message;

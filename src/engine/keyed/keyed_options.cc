@@ -24,6 +24,12 @@ arrow::Result<KeyMatch> ParseKeyMatch(const std::string& text) {
   return arrow::Status::Invalid("key_match: '", text, "' is not a mode; use 'exact' or 'hash'");
 }
 
+std::optional<KeyIndex> ParseKeyIndex(const std::string& text) {
+  if (text == "rows") return KeyIndex::kRows;
+  if (text == "table") return KeyIndex::kTable;
+  return std::nullopt;
+}
+
 namespace {
 
 arrow::Status CheckPositive(const char* name, const std::optional<int64_t>& value,

@@ -25,6 +25,10 @@ namespace thund::engine::keyed {
 using Duplicates = thund::DuplicateKeys;
 using NullKeys = thund::NullKeys;
 using KeyMatch = thund::KeyMatch;
+// How the target's keys are held (see KeyedWriteOptions::key_index).
+enum class KeyIndex { kRows, kTable };
+// From "rows" / "table" (nullopt otherwise).
+std::optional<KeyIndex> ParseKeyIndex(const std::string& text);
 
 // From flag text ("" = the default), with errors naming the option.
 arrow::Result<Duplicates> ParseDuplicates(const std::string& text);
@@ -44,6 +48,28 @@ struct KeyedWriteOptions {
   Duplicates duplicates = Duplicates::kFirst;
   NullKeys null_keys = NullKeys::kError;
   KeyMatch match = KeyMatch::kExact;
+
+  // Fast-path switches. Each fast path has a plain twin that gives the same
+  // rows (tests/keyed/fast_path_diff_test.cc); docs/keyed-writes.md "Fast
+  // paths and their switches" says what each assumes.
+  //   key_index: kRows holds the target's keys as row numbers behind a Bloom
+  //     filter where that applies (one exact string key, Parquet target
+  //     files), confirming matches from the files; kTable always holds the
+  //     keys' bytes (or packed values) in a KeySet. kRows also holds the keys
+  //     this run writes from Parquet source rows as row numbers.
+  //   memory_pool: Arrow buffers of keyed reads/writes come from the
+  //     recycling pool (memory_pool.h); false: from Arrow's system pool.
+  //   huge_pages: row-index tables of 512 MiB or more ask for transparent huge
+  //     pages; false: small pages only.
+  KeyIndex key_index = KeyIndex::kRows;
+  bool memory_pool = true;
+  bool huge_pages = true;
+  // Turns the three above to their plain twins.
+  void SetPlain() {
+    key_index = KeyIndex::kTable;
+    memory_pool = false;
+    huge_pages = false;
+  }
 
   static constexpr int64_t kDefaultBatchSize = 65536;
 

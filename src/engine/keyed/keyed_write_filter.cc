@@ -83,6 +83,9 @@ arrow::Result<std::unique_ptr<KeyedWriteFilter>> KeyedWriteFilter::Make(
   std::string target_dir;
   for (const auto& d : target_dirs) target_dir += (target_dir.empty() ? "" : " + ") + d;
   ARROW_RETURN_NOT_OK(options.Validate());
+  // The memory pool this write uses, from before its keys load until the
+  // filter goes (released then when no other keyed write is running).
+  auto memory_scope = std::make_unique<KeyedMemoryScope>(options.memory_pool);
   ARROW_ASSIGN_OR_RAISE(KeySpec spec, KeySpec::Make(written_schema, options.keys, options.match,
                                                     "keyed write to '" + target_dir + "'"));
   ARROW_ASSIGN_OR_RAISE(TargetKeys target, LoadTargetKeys(fs, target_dirs, spec, options, rounds));
@@ -118,8 +121,10 @@ arrow::Result<std::unique_ptr<KeyedWriteFilter>> KeyedWriteFilter::Make(
     }
     emit(KeyedEvent::Kind::kTargetLoaded, std::move(msg));
   }
-  return std::unique_ptr<KeyedWriteFilter>(
+  std::unique_ptr<KeyedWriteFilter> filter(
       new KeyedWriteFilter(options, std::move(spec), std::move(target)));
+  filter->memory_scope_ = std::move(memory_scope);
+  return filter;
 }
 
 arrow::Status KeyedWriteFilter::Encode(const std::vector<std::shared_ptr<arrow::Array>>& key_arrays,
@@ -204,17 +209,25 @@ arrow::Status KeyedWriteFilter::UseSourceRows(std::shared_ptr<arrow::fs::FileSys
                                               std::vector<int> key_fields,
                                               std::vector<RowKeyIndex::Unit> units,
                                               int64_t expected_new_keys) {
-  if (options_.duplicates != Duplicates::kFirst || !IsSingleVariableKey(spec_) ||
-      spec_.storage != KeyStorage::kBytes || files.empty()) {
+  if (options_.key_index != KeyIndex::kRows || options_.duplicates != Duplicates::kFirst ||
+      !IsSingleVariableKey(spec_) || spec_.storage != KeyStorage::kBytes || files.empty()) {
     return arrow::Status::OK();
   }
   for (const DataFile& f : files) {
     if (f.format != FileFormat::kParquet) return arrow::Status::OK();
   }
+  const int64_t rows = units.empty() ? 0 : units.back().first_row + units.back().rows;
+  if (rows > RowKeyIndex::kMaxRows) return arrow::Status::OK();  // cannot number: keep the KeySet
+  RowKeyIndex::Tuning tuning = RowKeyIndex::Tuning::ForThreads(options_.EffectiveThreads());
+  tuning.huge_pages = options_.huge_pages;
   auto index = RowKeyIndex::Make(std::move(fs), std::move(files), std::move(key_fields),
                                  std::move(units), options_.EffectiveBuckets(), expected_new_keys,
-                                 RowKeyIndex::Tuning::ForThreads(options_.EffectiveThreads()));
-  if (!index.ok()) return arrow::Status::OK();  // too many rows to number: keep the KeySet
+                                 tuning);
+  if (!index.ok()) {
+    return index.status().WithMessage("keyed write: building the index of the keys this run "
+                                      "writes: ",
+                                      index.status().message());
+  }
   written_rows_ = std::move(index).ValueUnsafe();
   // Its table now, its memory faulted in by every thread, rather than by the
   // one thread that claims keys (~1 GiB at 189M rows, half of them new).

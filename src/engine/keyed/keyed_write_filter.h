@@ -42,6 +42,7 @@
 #include "engine/keyed/key_spec.h"
 #include "engine/keyed/keyed_events.h"
 #include "engine/keyed/keyed_options.h"
+#include "engine/keyed/memory_pool.h"
 #include "engine/keyed/row_key_index.h"
 #include "engine/keyed/target_keys.h"
 
@@ -166,6 +167,8 @@ class KeyedWriteFilter {
   arrow::Result<int64_t> ClaimFirst(const EncodedKeys& keys, int64_t first_row, const int64_t* rows,
                                     uint8_t* mask, uint8_t* first);
 
+  // Declared first: outlives the key sets below (destroyed last).
+  std::unique_ptr<KeyedMemoryScope> memory_scope_;
   KeyedWriteOptions options_;
   KeySpec spec_;
   TargetKeys target_;

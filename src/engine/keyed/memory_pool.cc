@@ -100,15 +100,41 @@ int64_t RecyclingMemoryPool::cached_bytes() const {
   return cached_;
 }
 
-arrow::MemoryPool* KeyedMemoryPool() {
+namespace {
+
+std::mutex scopes_mu;
+int64_t live_scopes = 0;                // guarded by scopes_mu
+std::atomic<int64_t> plain_scopes{0};  // live scopes with recycle=false
+
+}  // namespace
+
+RecyclingMemoryPool* KeyedRecyclingPool() {
   // A few row groups' buffers per thread stay cached; 256 MiB bounds it.
   static RecyclingMemoryPool pool(arrow::system_memory_pool(), int64_t{256} << 20);
   return &pool;
 }
 
+arrow::MemoryPool* KeyedMemoryPool() {
+  if (plain_scopes.load(std::memory_order_relaxed) > 0) return arrow::system_memory_pool();
+  return KeyedRecyclingPool();
+}
+
+KeyedMemoryScope::KeyedMemoryScope(bool recycle) : recycle_(recycle) {
+  std::lock_guard<std::mutex> lock(scopes_mu);
+  ++live_scopes;
+  if (!recycle_) plain_scopes.fetch_add(1);
+}
+
+KeyedMemoryScope::~KeyedMemoryScope() {
+  std::lock_guard<std::mutex> lock(scopes_mu);
+  if (!recycle_) plain_scopes.fetch_sub(1);
+  if (--live_scopes == 0) KeyedRecyclingPool()->ReleaseUnused();
+}
+
 arrow::compute::ExecContext* KeyedExecContext() {
-  static arrow::compute::ExecContext context(KeyedMemoryPool());  // stateless: thread-safe
-  return &context;
+  static arrow::compute::ExecContext recycling(KeyedRecyclingPool());  // stateless: thread-safe
+  static arrow::compute::ExecContext plain(arrow::system_memory_pool());
+  return KeyedMemoryPool() == KeyedRecyclingPool() ? &recycling : &plain;
 }
 
 arrow::io::IOContext KeyedIoContext() { return arrow::io::IOContext(KeyedMemoryPool()); }

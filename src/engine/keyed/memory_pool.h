@@ -75,7 +75,31 @@ class RecyclingMemoryPool final : public arrow::MemoryPool {
   std::atomic<int64_t> allocated_{0}, max_allocated_{0}, total_{0}, allocations_{0};
 };
 
+// The pool keyed reads and writes allocate from: the process-lifetime
+// RecyclingMemoryPool (over the system allocator), or Arrow's system pool
+// while a KeyedMemoryScope with recycle=false is alive (the plain twin; a
+// buffer always returns to the pool it came from, so switching is safe).
 arrow::MemoryPool* KeyedMemoryPool();
+// The recycling pool itself (for tests and the scope below).
+RecyclingMemoryPool* KeyedRecyclingPool();
+
+// One keyed write's use of KeyedMemoryPool, for the write's whole life.
+// recycle=false turns the recycling pool off for every keyed write of the
+// process while the scope lives (a process-wide switch: the pool is shared).
+// When the last live scope ends, the blocks the recycling pool keeps cached
+// are returned to the system (ReleaseUnused): a long-running process (thund
+// run, a server) holds no cache between keyed writes. Thread-safe.
+class KeyedMemoryScope {
+ public:
+  explicit KeyedMemoryScope(bool recycle);
+  ~KeyedMemoryScope();
+  KeyedMemoryScope(const KeyedMemoryScope&) = delete;
+  KeyedMemoryScope& operator=(const KeyedMemoryScope&) = delete;
+
+ private:
+  bool recycle_;
+};
+
 // An ExecContext for arrow::compute calls (Cast, Filter) on that pool.
 arrow::compute::ExecContext* KeyedExecContext();
 arrow::io::IOContext KeyedIoContext();

@@ -1,6 +1,7 @@
 #include "engine/keyed/ndjson_writer.h"
 
 #include <arrow/array.h>
+#include <arrow/builder.h>
 #include <arrow/compute/cast.h>
 #include <arrow/scalar.h>
 #include <arrow/visit_type_inline.h>
@@ -147,6 +148,24 @@ void AppendValue(const arrow::Array& array, int64_t i, std::string* out) {
       out->push_back(']');
       return;
     }
+    case T::MAP: {  // an object, as DuckDB's to_json writes maps
+      const auto& m = static_cast<const arrow::MapArray&>(array);
+      const int64_t begin = m.value_offset(i), end = begin + m.value_length(i);
+      out->push_back('{');
+      for (int64_t j = begin; j < end; ++j) {
+        if (j > begin) out->push_back(',');
+        const arrow::Array& keys = *m.keys();
+        if (keys.type_id() == T::STRING || keys.type_id() == T::BINARY) {
+          AppendEscaped(static_cast<const arrow::BinaryArray&>(keys).GetView(j), out);
+        } else {
+          AppendAsText(keys, j, /*quoted=*/true, out);
+        }
+        out->push_back(':');
+        AppendValue(*m.items(), j, out);
+      }
+      out->push_back('}');
+      return;
+    }
     case T::STRUCT: {
       const auto& s = static_cast<const arrow::StructArray&>(array);
       out->push_back('{');
@@ -196,6 +215,34 @@ arrow::Status AppendNdjson(const arrow::RecordBatch& batch, std::string* out) {
       default:
         break;
     }
+  }
+  // Times and timestamps without trailing zeros in their fraction (and no
+  // '.' when it is all zeros), as DuckDB's to_json writes them.
+  for (size_t c = 0; c < columns.size(); ++c) {
+    const auto id = batch.column(static_cast<int>(c))->type_id();
+    if (id != arrow::Type::TIMESTAMP && id != arrow::Type::TIME32 && id != arrow::Type::TIME64) {
+      continue;
+    }
+    if (columns[c]->type_id() != arrow::Type::STRING) continue;
+    const auto& text = static_cast<const arrow::StringArray&>(*columns[c]);
+    arrow::StringBuilder trimmed;
+    for (int64_t i = 0; i < text.length(); ++i) {
+      if (text.IsNull(i)) {
+        ARROW_RETURN_NOT_OK(trimmed.AppendNull());
+        continue;
+      }
+      std::string_view v = text.GetView(i);
+      const size_t dot = v.rfind('.');
+      if (dot != std::string_view::npos && v.find_first_not_of("0123456789", dot + 1) ==
+                                               std::string_view::npos) {
+        size_t end = v.size();
+        while (end > dot + 1 && v[end - 1] == '0') --end;
+        if (end == dot + 1) end = dot;
+        v = v.substr(0, end);
+      }
+      ARROW_RETURN_NOT_OK(trimmed.Append(v));
+    }
+    ARROW_ASSIGN_OR_RAISE(columns[c], trimmed.Finish());
   }
   for (int64_t i = 0; i < batch.num_rows(); ++i) {
     out->push_back('{');

@@ -1,10 +1,13 @@
 // Writing Arrow record batches as newline-delimited JSON (one object per row),
 // the format DuckDB's read_json and Arrow's JSON reader read back.
 //
-// Values: integers and finite floats as numbers (NaN/Inf as null), booleans,
-// strings (escaped), decimals as numbers, dates/times/timestamps as ISO-8601
-// strings, lists as arrays, structs as objects, maps as arrays of {key, value};
-// anything else as its Arrow text form.
+// Values, as the batch sinks' JSON (DuckDB's to_json, made valid JSON by
+// engine/batch/sink_writer.h AppendFiniteJson) writes them -- checked by
+// tests/keyed/json_encoding_test.cc: integers and finite floats as numbers
+// (NaN/Inf as null), booleans, strings (escaped), decimals as numbers, dates,
+// times and timestamps as "YYYY-MM-DD HH:MM:SS[.fraction]" strings (no
+// trailing zeros), lists as arrays, structs and maps as objects; anything
+// else as its Arrow text form.
 #pragma once
 
 #include <arrow/io/interfaces.h>

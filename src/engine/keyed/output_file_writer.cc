@@ -17,6 +17,8 @@
 #include <cstring>
 #include <memory>
 
+#include "engine/exec/catch_all.h"
+#include "engine/exec/thread_pool.h"
 #include "engine/fs/atomic_write.h"
 #include "engine/keyed/data_file_reader.h"
 #include "engine/keyed/direct_file.h"
@@ -83,7 +85,8 @@ arrow::Status CopyInKernel(int in, int64_t size, const std::string& from, const 
 // (like WriteFileAtomically): big files by CopyDirect, others by CopyInKernel.
 // On failure nothing is left behind (the caller then streams the bytes
 // through the filesystem instead, and reports the error as Arrow words it).
-arrow::Status CopyLocalFileAtomically(const std::string& from, const std::string& path) {
+arrow::Status CopyLocalFileAtomically(const std::string& from, const std::string& path,
+                                      bool direct_io) {
   const int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
   if (in < 0) return IoError("cannot open", from);
   struct stat st {};
@@ -93,8 +96,9 @@ arrow::Status CopyLocalFileAtomically(const std::string& from, const std::string
     return status;
   }
   const std::string tmp = TemporaryPathFor(path);
-  arrow::Status status = st.st_size >= kDirectCopyBytes ? CopyDirect(in, st.st_size, from, tmp)
-                                                        : CopyInKernel(in, st.st_size, from, tmp);
+  arrow::Status status = direct_io && st.st_size >= kDirectCopyBytes
+                             ? CopyDirect(in, st.st_size, from, tmp)
+                             : CopyInKernel(in, st.st_size, from, tmp);
   ::close(in);
   return RenameIntoPlace(status, tmp, path);
 }
@@ -187,8 +191,9 @@ OutputFileWriter::OutputFileWriter(std::shared_ptr<arrow::fs::FileSystem> fs, st
       dir_(std::move(dir)),
       options_(std::move(options)),
       schema_(std::move(schema)),
-      token_(UniqueToken()) {
-  for (int64_t t = 0; t < options_.threads; ++t) workers_.emplace_back([this] { WorkerLoop(); });
+      token_(UniqueToken()),
+      gate_(std::make_shared<Gate>()) {
+  gate_->writer = this;
 }
 
 arrow::Result<std::unique_ptr<OutputFileWriter>> OutputFileWriter::Make(
@@ -203,15 +208,18 @@ arrow::Result<std::unique_ptr<OutputFileWriter>> OutputFileWriter::Make(
       new OutputFileWriter(std::move(fs), std::move(dir), std::move(options), std::move(schema)));
 }
 
-OutputFileWriter::~OutputFileWriter() {
+OutputFileWriter::~OutputFileWriter() { Close(); }
+
+void OutputFileWriter::Close() {
+  while (RunNextJob()) {
+  }
   {
-    std::lock_guard<std::mutex> lock(mu_);
-    closing_ = true;
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return running_ == 0; });
   }
-  cv_.notify_all();
-  for (auto& t : workers_) {
-    if (t.joinable()) t.join();
-  }
+  std::unique_lock<std::mutex> lock(gate_->mu);
+  gate_->closed = true;
+  gate_->cv.wait(lock, [&] { return gate_->active == 0; });
 }
 
 arrow::Status OutputFileWriter::Write(const std::shared_ptr<arrow::RecordBatch>& batch) {
@@ -259,23 +267,55 @@ arrow::Status OutputFileWriter::Submit(std::vector<std::shared_ptr<arrow::Record
   job.batches = std::move(batches);
   job.rows = rows;
   job.copy_from = std::move(copy_from);
-  std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock,
-           [&] { return !error_.ok() || static_cast<int64_t>(queue_.size()) < options_.threads; });
-  if (!error_.ok()) return error_;
-  queue_.push_back(std::move(job));
-  cv_.notify_all();
-  return arrow::Status::OK();
+  bool spawn = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!error_.ok()) return error_;
+    queue_.push_back(std::move(job));
+    if (drainers_ < options_.threads) {
+      ++drainers_;
+      spawn = true;
+    }
+  }
+  if (spawn) {
+    std::shared_ptr<Gate> gate = gate_;
+    ThreadPool::Engine().Spawn([gate] {
+      {
+        std::lock_guard<std::mutex> lock(gate->mu);
+        if (gate->closed) return;
+        ++gate->active;
+      }
+      gate->writer->Drain();
+      std::lock_guard<std::mutex> lock(gate->mu);
+      if (--gate->active == 0) gate->cv.notify_all();
+    });
+  }
+  // More files waiting than may be encoded at once: encode one here rather
+  // than wait for a pool thread (which may all be busy).
+  while (true) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!error_.ok()) return error_;
+      if (static_cast<int64_t>(queue_.size()) <= options_.threads) return arrow::Status::OK();
+    }
+    RunNextJob();
+  }
 }
 
 arrow::Status OutputFileWriter::JoinAndCommit(const Job& job) {
-  const bool local = fs_->type_name() == "local";
-  arrow::Status st = local ? JoinLocalFilesAtomically(*fs_, job.copy_from, job.path)
-                           : WriteFileAtomically(*fs_, job.path, [&](arrow::io::OutputStream* out) {
-                               StreamSink sink(out);
-                               return WriteJoinedParquet(*fs_, job.copy_from, &sink);
-                             });
+  const bool local = fs_->type_name() == "local" && options_.direct_io;
+  arrow::Status st =
+      !options_.join ? arrow::Status::NotImplemented("joining is switched off")
+      : local        ? JoinLocalFilesAtomically(*fs_, job.copy_from, job.path)
+                     : WriteFileAtomically(*fs_, job.path, [&](arrow::io::OutputStream* out) {
+                         StreamSink sink(out);
+                         return WriteJoinedParquet(*fs_, job.copy_from, &sink);
+                       });
   if (!st.IsNotImplemented()) return st;
+  if (options_.join && on_fallback_) {
+    on_fallback_(std::to_string(job.copy_from.size()) + " source files decoded and written as " +
+                 job.path + " instead of joined: " + st.message());
+  }
   // Files that cannot be joined as they are: decoded and written as one.
   std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
   for (const std::string& path : job.copy_from) {
@@ -298,7 +338,9 @@ arrow::Status OutputFileWriter::EncodeAndCommit(const Job& job) {
     if (fs_->type_name() == "local") {
       // On any failure (temporary removed) the streaming copy below retries
       // and reports the error as Arrow words it.
-      if (CopyLocalFileAtomically(from, job.path).ok()) return arrow::Status::OK();
+      if (CopyLocalFileAtomically(from, job.path, options_.direct_io).ok()) {
+        return arrow::Status::OK();
+      }
     }
     return WriteFileAtomically(*fs_, job.path, [&](arrow::io::OutputStream* out) -> arrow::Status {
       ARROW_ASSIGN_OR_RAISE(auto in, fs_->OpenInputStream(from));
@@ -314,47 +356,46 @@ arrow::Status OutputFileWriter::EncodeAndCommit(const Job& job) {
   });
 }
 
-void OutputFileWriter::WorkerLoop() {
-  while (true) {
-    Job job;
-    bool failed = false;
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [&] { return closing_ || !queue_.empty(); });
-      if (queue_.empty()) return;  // closing and drained
-      job = std::move(queue_.front());
-      queue_.pop_front();
-      ++running_;
-      failed = !error_.ok();
-    }
-    // After a failure no further file is committed (a later file must not
-    // appear while an earlier one is missing, so counts stay explainable).
-    arrow::Status st = failed ? arrow::Status::OK() : EncodeAndCommit(job);
-    if (st.ok() && !failed && on_commit_) on_commit_(job.path, job.rows);
+bool OutputFileWriter::RunNextJob() {
+  Job job;
+  bool failed = false;
+  {
     std::lock_guard<std::mutex> lock(mu_);
-    --running_;
-    if (!st.ok() && error_.ok()) error_ = st;
-    if (st.ok() && !failed) {
-      rows_committed_ += job.rows;
-      ++files_committed_;
-    }
-    cv_.notify_all();
+    if (queue_.empty()) return false;
+    job = std::move(queue_.front());
+    queue_.pop_front();
+    ++running_;
+    failed = !error_.ok();
   }
+  // After a failure no further file is committed (a later file must not
+  // appear while an earlier one is missing, so counts stay explainable).
+  arrow::Status st = failed ? arrow::Status::OK()
+                            : CatchAll("writing output file '" + job.path + "'",
+                                       [&] { return EncodeAndCommit(job); });
+  if (st.ok() && !failed && on_commit_) on_commit_(job.path, job.rows);
+  std::lock_guard<std::mutex> lock(mu_);
+  --running_;
+  if (!st.ok() && error_.ok()) error_ = st;
+  if (st.ok() && !failed) {
+    rows_committed_ += job.rows;
+    ++files_committed_;
+  }
+  cv_.notify_all();
+  return true;
+}
+
+void OutputFileWriter::Drain() {
+  while (RunNextJob()) {
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  --drainers_;
 }
 
 arrow::Status OutputFileWriter::Finish() {
-  ARROW_RETURN_NOT_OK(Flush());
-  {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return queue_.empty() && running_ == 0; });
-    closing_ = true;
-  }
-  cv_.notify_all();
-  for (auto& t : workers_) {
-    if (t.joinable()) t.join();
-  }
+  const arrow::Status flushed = Flush();
+  Close();
   std::lock_guard<std::mutex> lock(mu_);
-  return error_;
+  return error_.ok() ? flushed : error_;
 }
 
 int64_t OutputFileWriter::rows_committed() const {

@@ -36,6 +36,43 @@ arrow::Status CannotJoin(const std::string& why) {
   return arrow::Status::NotImplemented("files cannot be joined: ", why);
 }
 
+// The fields of the four structs the joiner reads or rewrites (the ones that
+// hold file offsets or sit above them), with their types, as parquet.thrift
+// (format 2.11) defines them. A field not listed -- added by a newer format
+// version, or a malformed footer -- might hold an offset the joiner would not
+// move, so the files are not joined (NotImplemented: they are decoded and
+// written anew, with an event saying why). Index = field id.
+constexpr Type kNone = Type::kStop;
+constexpr Type kFileMetaDataFields[] = {kNone,       Type::kI32,  Type::kList,   Type::kI64,
+                                        Type::kList, Type::kList, Type::kBinary, Type::kList,
+                                        Type::kStruct, Type::kBinary};
+constexpr Type kRowGroupFields[] = {kNone,      Type::kList, Type::kI64, Type::kI64,
+                                    Type::kList, Type::kI64, Type::kI64, Type::kI16};
+constexpr Type kColumnChunkFields[] = {kNone,      Type::kBinary, Type::kI64,    Type::kStruct,
+                                       Type::kI64, Type::kI32,    Type::kI64,    Type::kI32,
+                                       Type::kStruct, Type::kBinary};
+constexpr Type kColumnMetaDataFields[] = {
+    kNone,      Type::kI32, Type::kList, Type::kList,   Type::kI32,  Type::kI64,
+    Type::kI64, Type::kI64, Type::kList, Type::kI64,    Type::kI64,  Type::kI64,
+    Type::kStruct, Type::kList, Type::kI64, Type::kI32, Type::kStruct, Type::kStruct};
+
+// OK when field `id` of type `type` is one of `known` (a struct named `what`).
+template <size_t N>
+arrow::Status CheckKnown(const Type (&known)[N], const char* what, int16_t id, Type type) {
+  // Booleans are encoded in the type nibble (kTrue / kFalse); none is listed.
+  if (id <= 0 || static_cast<size_t>(id) >= N || known[id] == kNone) {
+    return CannotJoin(std::string("a footer holds field ") + std::to_string(id) + " of " + what +
+                      ", which thund's Parquet joiner does not know (a newer Parquet format?), "
+                      "so it cannot tell whether that field holds a file offset");
+  }
+  if (known[id] != type) {
+    return CannotJoin(std::string("field ") + std::to_string(id) + " of " + what +
+                      " has type " + std::to_string(static_cast<int>(type)) + ", not " +
+                      std::to_string(static_cast<int>(known[id])) + " as parquet.thrift says");
+  }
+  return arrow::Status::OK();
+}
+
 // A field whose value is an offset into the file: moved by `shift` (offsets
 // of 0 or less mean "none" to some writers and stay).
 arrow::Status CopyOffset(Reader* r, Writer* w, int64_t shift) {
@@ -70,7 +107,8 @@ arrow::Status CopyStruct(Reader* r, Writer* w, Field&& field) {
 
 // ColumnMetaData: its page offsets moved.
 arrow::Status CopyColumnMeta(Reader* r, Writer* w, int64_t shift) {
-  return CopyStruct(r, w, [&](int16_t id, Type type) {
+  return CopyStruct(r, w, [&](int16_t id, Type type) -> arrow::Status {
+    ARROW_RETURN_NOT_OK(CheckKnown(kColumnMetaDataFields, "ColumnMetaData", id, type));
     const bool offset = id == column_meta::kDataPageOffset || id == column_meta::kIndexPageOffset ||
                         id == column_meta::kDictionaryPageOffset ||
                         id == column_meta::kBloomFilterOffset;
@@ -86,6 +124,7 @@ arrow::Status CopyColumnChunk(Reader* r, Writer* w, int64_t shift) {
     if (id == column_chunk::kCryptoMetaData || id == column_chunk::kEncryptedMetaData) {
       return CannotJoin("a column is encrypted");
     }
+    ARROW_RETURN_NOT_OK(CheckKnown(kColumnChunkFields, "ColumnChunk", id, type));
     if (id >= column_chunk::kOffsetIndexOffset && id <= column_chunk::kColumnIndexLength) {
       return r->SkipField(type).status();  // page index: dropped
     }
@@ -112,6 +151,7 @@ arrow::Status CopyColumnChunk(Reader* r, Writer* w, int64_t shift) {
 arrow::Status CopyRowGroup(std::string_view bytes, int64_t shift, int64_t ordinal, Writer* w) {
   Reader r(bytes);
   return CopyStruct(&r, w, [&](int16_t id, Type type) -> arrow::Status {
+    ARROW_RETURN_NOT_OK(CheckKnown(kRowGroupFields, "RowGroup", id, type));
     if (id == row_group::kColumns && type == Type::kList) {
       ARROW_ASSIGN_OR_RAISE(compact::ListHeader columns, r.ReadListHeader());
       if (columns.element != Type::kStruct) return arrow::Status::Invalid("row group columns");
@@ -161,6 +201,7 @@ arrow::Result<Footer> ReadFooter(std::string_view bytes) {
     if (id == file_meta::kEncryption || id == file_meta::kSigningKey) {
       return CannotJoin("a file is encrypted");
     }
+    ARROW_RETURN_NOT_OK(CheckKnown(kFileMetaDataFields, "FileMetaData", id, type));
     if (id == file_meta::kNumRows && type == Type::kI64) {
       ARROW_ASSIGN_OR_RAISE(out.num_rows, r.ReadInt());
     } else if (id == file_meta::kRowGroups && type == Type::kList) {

@@ -149,8 +149,9 @@ arrow::Status RowKeyIndex::AddTable(int64_t keys, int64_t threads, bool filter) 
   // much to zeroing; with 2 GiB of tables (189M keys, half of them new) a run
   // took 22.5 s instead of 25-27 s, 11-15 s less user time for ~4 s more
   // system time.
-  const PageSize pages = bytes >= kHugePageTableBytes ? PageSize::kHugeIfFree : PageSize::kSmall;
-  ARROW_RETURN_NOT_OK(ParallelFor(buckets_, threads, [&](int64_t b) -> arrow::Status {
+  const PageSize pages = tuning_.huge_pages && bytes >= kHugePageTableBytes ? PageSize::kHugeIfFree
+                                                                             : PageSize::kSmall;
+  ARROW_RETURN_NOT_OK(ParallelFor("allocating the row key index", buckets_, threads, [&](int64_t b) -> arrow::Status {
     auto shard = std::make_unique<Shard>();
     try {
       shard->slots = ZeroedArray<uint64_t>(capacity, pages);
@@ -312,7 +313,7 @@ arrow::Result<std::unique_ptr<RowKeyIndex>> RowKeyIndex::Build(
     kept_bytes = 0;
     const int64_t end_rows = end < n_units ? index->units_[end].first_row : rows;
     const bool keep_keys = keep && (rounds->keep_round == nullptr || rounds->keep_round(end_rows));
-    ARROW_RETURN_NOT_OK(ParallelFor(static_cast<int64_t>(pieces.size()), threads, [&](int64_t i) {
+    ARROW_RETURN_NOT_OK(ParallelFor("loading the target's keys into the row key index", static_cast<int64_t>(pieces.size()), threads, [&](int64_t i) {
       const Piece& piece = pieces[static_cast<size_t>(i)];
       const bool whole = piece.begin == 0 && piece.end == readers[piece.file]->num_units();
       if (whole) {  // the reader opened for it, released once done

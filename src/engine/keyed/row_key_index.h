@@ -65,6 +65,8 @@ struct RowKeyIndexTuning {
   // none). Looking up a key that is not there then mostly reads a filter
   // block instead of a slot group: ~11x less memory to reach into.
   int filter_bits_per_key = 10;
+  // Tables of kHugePageTableBytes or more may ask for huge pages (false: never).
+  bool huge_pages = true;
 
   // The defaults for `threads` reading at once: each may need a few row groups
   // of its own in the cache, so the budget grows by 32 MiB per thread past 4.

@@ -190,7 +190,7 @@ arrow::Result<Source> OpenSource(const std::shared_ptr<arrow::fs::FileSystem>& f
   s.file_schemas.assign(s.files.size(), nullptr);
   s.footers.assign(s.files.size(), nullptr);
   std::vector<std::shared_ptr<arrow::Schema>>& schemas = s.file_schemas;
-  ARROW_RETURN_NOT_OK(ParallelFor(static_cast<int64_t>(s.files.size()), threads, [&](int64_t i) {
+  ARROW_RETURN_NOT_OK(ParallelFor("opening the source files", static_cast<int64_t>(s.files.size()), threads, [&](int64_t i) {
     if (s.files[i].format != FileFormat::kParquet && i != 0) return arrow::Status::OK();
     // (CSV/JSON: only the first file is opened, for the source's schema.)
     ARROW_ASSIGN_OR_RAISE(auto reader, DataFileReader::Open(fs, s.files[i]));

@@ -49,7 +49,7 @@ arrow::Result<TargetKeys> LoadTargetKeys(const std::shared_ptr<arrow::fs::FileSy
   // Phase 1: open every file (Parquet: footer only) to size the key set.
   std::vector<std::unique_ptr<DataFileReader>> readers(files.size());
   std::vector<std::vector<int>> key_indices(files.size());
-  ARROW_RETURN_NOT_OK(ParallelFor(static_cast<int64_t>(files.size()), threads, [&](int64_t i) {
+  ARROW_RETURN_NOT_OK(ParallelFor("opening the target's files", static_cast<int64_t>(files.size()), threads, [&](int64_t i) {
     const std::string where = "target file '" + files[i].path + "'";
     auto opened = DataFileReader::Open(fs, files[i], read_options);
     if (!opened.ok()) {
@@ -64,8 +64,8 @@ arrow::Result<TargetKeys> LoadTargetKeys(const std::shared_ptr<arrow::fs::FileSy
   for (const auto& r : readers) expected += r->num_rows();
 
   // Phase 2, exact single string key in Parquet files: a RowKeyIndex.
-  bool indexable =
-      !files.empty() && IsSingleVariableKey(spec) && spec.storage == KeyStorage::kBytes;
+  bool indexable = options.key_index == KeyIndex::kRows && !files.empty() &&
+                   IsSingleVariableKey(spec) && spec.storage == KeyStorage::kBytes;
   for (size_t i = 0; indexable && i < files.size(); ++i) {
     indexable =
         files[i].format == FileFormat::kParquet && readers[i]->ScansStrings(key_indices[i][0]);
@@ -74,9 +74,10 @@ arrow::Result<TargetKeys> LoadTargetKeys(const std::shared_ptr<arrow::fs::FileSy
     std::vector<int> key_fields;
     for (const auto& k : key_indices) key_fields.push_back(k[0]);
     RowKeyIndex::BuildStats stats;
+    RowKeyIndex::Tuning tuning = RowKeyIndex::Tuning::ForThreads(threads);
+    tuning.huge_pages = options.huge_pages;
     auto built = RowKeyIndex::Build(fs, spec, files, std::move(key_fields), std::move(readers),
-                                    options.EffectiveBuckets(), threads, &stats,
-                                    RowKeyIndex::Tuning::ForThreads(threads), rounds);
+                                    options.EffectiveBuckets(), threads, &stats, tuning, rounds);
     if (!built.ok()) {
       return built.status().WithMessage(
           "loading the target's keys: ", built.status().message(),
@@ -93,7 +94,7 @@ arrow::Result<TargetKeys> LoadTargetKeys(const std::shared_ptr<arrow::fs::FileSy
     std::unique_ptr<KeySet> set = KeySet::Make(spec.storage, options.EffectiveBuckets());
     set->Reserve(expected);
     std::atomic<int64_t> rows{0}, nulls{0};
-    ARROW_RETURN_NOT_OK(ParallelFor(static_cast<int64_t>(files.size()), threads, [&](int64_t i) {
+    ARROW_RETURN_NOT_OK(ParallelFor("loading the target's keys into the key set", static_cast<int64_t>(files.size()), threads, [&](int64_t i) {
       const std::string where = "target file '" + files[i].path + "'";
       DataFileReader& reader = *readers[i];
       EncodedKeys keys;

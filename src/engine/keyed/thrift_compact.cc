@@ -3,8 +3,6 @@
 namespace thund::engine::keyed::compact {
 namespace {
 
-constexpr size_t kMaxDepth = 64;
-
 int64_t Unzigzag(uint64_t v) { return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1); }
 uint64_t Zigzag(int64_t v) {
   return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
@@ -38,6 +36,17 @@ arrow::Status Reader::SkipBytes(uint64_t n) {
 }
 
 void Reader::BeginStruct() { last_ids_.push_back(0); }
+
+namespace {
+
+// Counts one level of nesting for the life of a Skip call.
+struct Level {
+  explicit Level(size_t* n) : n_(n) { ++*n_; }
+  ~Level() { --*n_; }
+  size_t* n_;
+};
+
+}  // namespace
 
 arrow::Result<bool> Reader::NextField(int16_t* id, Type* type) {
   if (last_ids_.empty()) return Fail("field read outside a struct");
@@ -103,11 +112,19 @@ arrow::Result<std::string_view> Reader::Skip(Type type, bool element) {
     }
     case Type::kList:
     case Type::kSet: {
+      if (last_ids_.size() + containers_ >= Reader::kMaxDepth) {
+        return Fail("containers nested too deep");
+      }
+      Level level(&containers_);
       ARROW_ASSIGN_OR_RAISE(ListHeader h, ReadListHeader());
       for (int64_t i = 0; i < h.size; ++i) ARROW_RETURN_NOT_OK(Skip(h.element, true).status());
       break;
     }
     case Type::kMap: {
+      if (last_ids_.size() + containers_ >= Reader::kMaxDepth) {
+        return Fail("containers nested too deep");
+      }
+      Level level(&containers_);
       ARROW_ASSIGN_OR_RAISE(uint64_t n, ReadVarint());
       if (n > bytes_.size()) return Fail("map longer than the struct");
       if (n == 0) break;
@@ -121,7 +138,9 @@ arrow::Result<std::string_view> Reader::Skip(Type type, bool element) {
       break;
     }
     case Type::kStruct: {
-      if (last_ids_.size() >= kMaxDepth) return Fail("structs nested too deep");
+      if (last_ids_.size() + containers_ >= Reader::kMaxDepth) {
+        return Fail("containers nested too deep");
+      }
       BeginStruct();
       int16_t id = 0;
       Type field = Type::kStop;

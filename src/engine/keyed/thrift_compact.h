@@ -12,7 +12,9 @@
 // the low nibble), maps a varint size and a key/value type byte.
 //
 // Errors: Invalid naming the byte offset, for input that ends early or holds
-// an unknown type, or nests deeper than 64 structs.
+// an unknown type, or nests deeper than kMaxDepth structs, lists, sets and
+// maps together (every container counts, so a malformed footer of nested
+// lists cannot exhaust the stack).
 #pragma once
 
 #include <arrow/result.h>
@@ -47,6 +49,8 @@ struct ListHeader {
 
 class Reader {
  public:
+  static constexpr size_t kMaxDepth = 64;
+
   explicit Reader(std::string_view bytes) : bytes_(bytes) {}
 
   // Struct bodies: fields are read between BeginStruct and the false of
@@ -75,6 +79,7 @@ class Reader {
   std::string_view bytes_;
   size_t pos_ = 0;
   std::vector<int16_t> last_ids_;  // per open struct
+  size_t containers_ = 0;          // lists, sets and maps being skipped
 };
 
 class Writer {

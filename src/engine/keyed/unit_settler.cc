@@ -86,7 +86,7 @@ arrow::Status UnitSettler::SettleTwins(
   }
   if (by_form.empty()) return arrow::Status::OK();
   std::vector<uint8_t> twin(source_->units.size(), 0);
-  ARROW_RETURN_NOT_OK(ParallelFor(static_cast<int64_t>(twin.size()), threads_, [&](int64_t i) {
+  ARROW_RETURN_NOT_OK(ParallelFor("comparing source row groups with the target's stored key columns", static_cast<int64_t>(twin.size()), threads_, [&](int64_t i) {
     const SourceUnit& u = source_->units[static_cast<size_t>(i)];
     const auto& footer = source_->footers[static_cast<size_t>(u.file)];
     if (footer == nullptr || settled(i)) return arrow::Status::OK();
@@ -214,7 +214,7 @@ arrow::Result<bool> UnitSettler::AfterRound(const RowKeyIndex& index) {
   // The row groups kept from earlier rounds: settled, kept, or the end.
   // A failure leaves the row group to the streaming write, which fails the
   // run on it with its own message (naming the source, not the target).
-  ARROW_RETURN_NOT_OK(ParallelFor(static_cast<int64_t>(kept_.size()), threads_, [&](int64_t i) {
+  ARROW_RETURN_NOT_OK(ParallelFor("settling kept source row groups against the target's keys", static_cast<int64_t>(kept_.size()), threads_, [&](int64_t i) {
     kept_[i].failed = !LookUpAgain(index, &kept_[i]).ok();
     return arrow::Status::OK();
   }));
@@ -252,7 +252,7 @@ arrow::Result<bool> UnitSettler::AfterRound(const RowKeyIndex& index) {
       ++end;
     }
     read_rows_ += rows;
-    ARROW_RETURN_NOT_OK(ParallelFor(static_cast<int64_t>(step.size()), threads_, [&](int64_t i) {
+    ARROW_RETURN_NOT_OK(ParallelFor("settling source row groups against the target's keys", static_cast<int64_t>(step.size()), threads_, [&](int64_t i) {
       step[i].failed = !FirstLookUp(index, &step[i]).ok();
       return arrow::Status::OK();
     }));

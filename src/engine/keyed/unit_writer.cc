@@ -132,7 +132,7 @@ arrow::Status UnitWriter::PassThrough(int file, int64_t rows) {
   const auto& footer = source_->footers[static_cast<size_t>(file)];
   const auto& first =
       joining_.empty() ? footer : source_->footers[static_cast<size_t>(joining_[0])];
-  const bool fits = !joining_.empty() && footer != nullptr && first != nullptr &&
+  const bool fits = writer_->joins() && !joining_.empty() && footer != nullptr && first != nullptr &&
                     joining_rows_ + rows <= writer_->rows_per_file() && Joinable(*first, *footer);
   if (!fits) ARROW_RETURN_NOT_OK(FlushJoining());
   joining_.push_back(file);

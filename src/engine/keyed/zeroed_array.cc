@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
@@ -110,8 +111,17 @@ int64_t FreeHugePageBytes(std::string_view buddyinfo) {
   return bytes;
 }
 
+namespace {
+std::atomic<int64_t> g_fail_after{0};  // FailZeroedAllocationAfter's countdown (0: off)
+}  // namespace
+
+void FailZeroedAllocationAfter(int64_t n) { g_fail_after.store(n); }
+
 void* AllocateZeroed(size_t bytes, PageSize pages) {
   if (bytes == 0) return nullptr;
+  if (g_fail_after.load(std::memory_order_relaxed) > 0 && g_fail_after.fetch_sub(1) == 1) {
+    throw std::bad_alloc();  // the test hook: as if out of memory
+  }
   void* p = nullptr;
   if (bytes < kBigBlock) {
     const size_t rounded = (bytes + kLine - 1) / kLine * kLine;

@@ -24,6 +24,10 @@ enum class PageSize {
 // Zero-filled, 64-byte aligned memory of `bytes` bytes and its release. Out of
 // memory throws std::bad_alloc. (Blocks under 2 MiB ignore `pages`.)
 void* AllocateZeroed(size_t bytes, PageSize pages = PageSize::kSmall);
+
+// Test hook: the n-th AllocateZeroed call from now (any thread; n >= 1)
+// throws std::bad_alloc as if memory ran out, once. 0 turns it off.
+void FailZeroedAllocationAfter(int64_t n);
 void FreeZeroed(void* p, size_t bytes);
 
 // Bytes in free blocks of 2 MiB or more, from the text of /proc/buddyinfo
