@@ -5,7 +5,8 @@ Runs in the pyspark environment (.deps/spark). It joins thund's Spark Connect
 session (same user and session id, so the graph is visible), imports each
 file as `spark-pipelines run` does (pyspark's own pipelines registry, the
 file's directory as working directory, `spark` in its globals), with thund's
-expectation decorators added (spark_expectations.py), and exits
+expectation decorators added (spark_expectations.py) and withWatermark on a
+stream read sent as Spark SQL's WATERMARK clause (spark_watermarks.py), and exits
 without closing the session: thund starts the run.
 
   python spark_register.py sc://host:port USER SESSION_ID GRAPH_ID FILE.py...
@@ -26,6 +27,7 @@ from pyspark.sql import SparkSession
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import spark_expectations  # noqa: E402
+import spark_watermarks  # noqa: E402
 
 
 def main():
@@ -35,6 +37,7 @@ def main():
              .remote(f"{remote}/;user_id={user};session_id={session_id}")
              .getOrCreate())
     spark_expectations.install()
+    spark_watermarks.install()
     registry = spark_expectations.DeferredFlows(SparkConnectGraphElementRegistry(spark, graph_id))
     with graph_element_registration_context(registry):
         for file in files:

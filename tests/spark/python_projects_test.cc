@@ -292,8 +292,8 @@ TEST_F(PythonProjectsTest, ExpectationsFromPythonRunAsOnSpark) {
   for (const char* e : {"has_sensor", "positive", "in_range", "known", "small", "has_rows"}) {
     EXPECT_THAT(yaml.out, HasSubstr(e));
   }
-  EXPECT_THAT(yaml.out, HasSubstr("action: drop"));
-  EXPECT_THAT(yaml.out, HasSubstr("action: fail"));
+  EXPECT_THAT(yaml.out, HasSubstr("on_violation: drop"));
+  EXPECT_THAT(yaml.out, HasSubstr("on_violation: fail"));
   CommandResult s = Thund("run " + ShellQuote(spark) + " --backend spark --remote " + remote_ +
                           " --spark-storage " + ShellQuote(spark + "/spark-checkpoints") +
                           " --full-refresh-all");
@@ -301,8 +301,8 @@ TEST_F(PythonProjectsTest, ExpectationsFromPythonRunAsOnSpark) {
   EXPECT_THAT(s.out, HasSubstr("in_range (drop)"));
   ExpectSameDatasets(native, spark,
                      {"raw_readings", "valid_readings", "in_range", "sensor_stats"});
-  // has_sensor drops 3 and the id-less row; in_range drops 2 (200) and 5 (-70).
-  EXPECT_EQ(Rows(native, "valid_readings", false)->num_rows(), 6);
+  // has_sensor drops 3; in_range drops 2 (200), 5 (-70) and the id-less row.
+  EXPECT_EQ(Rows(native, "valid_readings", false)->num_rows(), 7);
   EXPECT_EQ(Rows(native, "in_range", false)->num_rows(), 4);
 
   // A violated fail expectation fails the flow on both backends.
