@@ -284,11 +284,11 @@ struct Cdc {
   std::string sequence_by;
   std::string apply_as_deletes;  // SQL predicate, "" = none
   std::vector<std::string> except_columns;
+  int scd_type = 1;  // 1 or 2
   // The target's columns, when listed (SQL `COLUMNS (a, b)`, Python
   // column_list): only these, in source order; empty = all but except_columns.
   // At most one of columns and except_columns is set.
   std::vector<std::string> columns;
-  int scd_type = 1;  // 1 or 2
   // SCD type 2 only: the columns whose changes open a new version (SQL `TRACK
   // HISTORY ON (a, b)`, Python track_history_column_list), or those whose
   // changes do not (`TRACK HISTORY ON * EXCEPT (a, b)`,
