@@ -19,7 +19,7 @@ Pipeline CdcPipeline(Cdc cdc) {
   return p;
 }
 
-Cdc GoodCdc() { return Cdc{{"id"}, "ts", "amount < 0", {"amount"}, 2}; }
+Cdc GoodCdc() { return Cdc{{"id"}, "ts", "amount < 0", {"amount"}, 2, {}, {}, {}}; }
 
 TEST(ValidateCdc, GoodCdcIsClean) {
   Diagnostics d = Validate(CdcPipeline(GoodCdc()));
