@@ -287,6 +287,19 @@ struct Cdc {
   std::string apply_as_deletes;  // SQL predicate, "" = none
   std::vector<std::string> except_columns;
   int scd_type = 1;  // 1 or 2
+  // (The fields below default to {}: positional Cdc{...} initializers of the
+  // first five fields stay warning-free.)
+  // The target's columns, when listed (SQL `COLUMNS (a, b)`, Python
+  // column_list): only these, in source order; empty = all but except_columns.
+  // At most one of columns and except_columns is set.
+  std::vector<std::string> columns{};
+  // SCD type 2 only: the columns whose changes open a new version (SQL `TRACK
+  // HISTORY ON (a, b)`, Python track_history_column_list), or those whose
+  // changes do not (`TRACK HISTORY ON * EXCEPT (a, b)`,
+  // track_history_except_column_list). Both empty = every non-key column other
+  // than the sequence column is tracked. At most one is set.
+  std::vector<std::string> track_history{};
+  std::vector<std::string> track_history_except{};
 
   bool operator==(const Cdc&) const = default;
   std::string ToString() const;

@@ -11,9 +11,13 @@ Protocol: one JSON request on stdin
   {"files": [path, ...], "configuration": {k: v},
    "tables": {name: [[column, spark_type], ...]}}
 and one JSON answer on stdout
-  {"datasets": [...], "flows": [...], "errors": [{file, line, message, hint}]}
+  {"datasets": [...], "flows": [...], "errors": [{file, line, message, hint}],
+   "unresolved": [{name, target, file, line, reads}]}
 Datasets: {name, kind, comment, properties, file, line, format, options,
-partition_cols}; flows: {name, target, sql | source, once, file, line}.
+partition_cols, expectations: [{name, predicate, action, file, line}]};
+flows: {name, target, sql | source (+ columns: [[name, duckdb_type]]), cdc,
+file, line}. "unresolved" lists the definitions that read a dataset whose
+columns were not given: thund asks again with more tables, or reports them.
 """
 
 import builtins
@@ -26,6 +30,9 @@ import types
 
 import duckdb
 from sqlframe import activate
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from flatten import flatten  # noqa: E402
 
 CON = duckdb.connect()
 activate("duckdb", conn=CON)
@@ -43,6 +50,7 @@ STATE = {
     "definitions": [],  # (kind, name, function, file, line, options) in order
     "markers": {},  # marker table -> Spark SQL relation text
     "configuration": {},
+    "unresolved": [],  # definitions that read a dataset of unknown columns
 }
 
 
@@ -244,8 +252,20 @@ class _Spark:
     def table(self, name):
         return _marker(name, name)
 
-    def range(self, *args, **kw):
-        return SESSION.range(*args, **kw)
+    def range(self, start, end=None, step=1, numPartitions=None):
+        # Spark SQL's range() table function (column id), not sqlframe's VALUES
+        # list of every number.
+        if end is None:
+            start, end = 0, start
+        for v in (start, end, step):
+            if not isinstance(v, int) or isinstance(v, bool):
+                raise Refused(f"spark.range with {type(v).__name__} arguments",
+                              "pass integers")
+        if step == 0:
+            raise Refused("spark.range with step 0", "use a non-zero step")
+        name = f"__thund_range_{len(STATE['markers'])}"
+        CON.execute(f'CREATE OR REPLACE TABLE {quote(name)} ("id" BIGINT)')
+        return _marker(f"range({int(start)}, {int(end)}, {int(step)})", name)
 
     def sql(self, text, *args, **kw):
         if re.search(r"\bSTREAM\b", text, re.IGNORECASE):
@@ -313,6 +333,14 @@ if not hasattr(_F, "window"):
         return _F.expr(f"window({args})").alias("window")
     _F.window = _window
 
+if not hasattr(_F, "session_window"):
+    def _session_window(column, gap):
+        col = column if isinstance(column, str) else _sql_of(column)
+        return _F.expr(f"session_window({col}, '{gap}')").alias("session_window")
+    _F.session_window = _session_window
+    if sys.modules.get("pyspark.sql.functions") is not None:
+        sys.modules["pyspark.sql.functions"].session_window = _session_window
+
 # ----------------------------------------------------- pyspark.pipelines ----
 
 
@@ -320,8 +348,60 @@ def _define(kind, name, fn, options):
     file, line = caller()
     if fn is not None and name is None:
         name = fn.__name__
-    STATE["definitions"].append({"kind": kind, "name": name, "function": fn, "file": file,
-                                 "line": line, "options": options})
+    d = {"kind": kind, "name": name, "function": fn, "file": file, "line": line,
+         "options": options, "expectations": []}
+    if fn is not None:
+        # Expectation decorators written below the dataset decorator ran first.
+        d["expectations"].extend(reversed(getattr(fn, "_thund_expectations", [])))
+        fn._thund_definition = d
+    STATE["definitions"].append(d)
+
+
+_ACTIONS = {"expect": "warn", "expect_or_drop": "drop", "expect_or_fail": "fail"}
+
+
+def _expectation_decorator(kind, many):
+    """dp.expect* (one name and constraint) and dp.expect_all* (a dict of them).
+    Stacked below @dp.table / @dp.materialized_view (as Databricks documents it)
+    or above it; either way they belong to that dataset."""
+    action = _ACTIONS[kind]
+    api = kind.replace("expect", "expect_all") if many else kind
+
+    def decorator(*args, **kw):
+        file, line = caller()
+        if many:
+            pairs = args[0] if args else kw.get("expectations")
+            if not isinstance(pairs, dict) or not pairs:
+                raise Refused(f"dp.{api} without a dict of name: constraint",
+                              f"pass {{'name': 'SQL predicate', ...}} to dp.{api}")
+            pairs = list(pairs.items())
+        else:
+            name = args[0] if args else kw.get("name")
+            constraint = args[1] if len(args) > 1 else kw.get("constraint")
+            pairs = [(name, constraint)]
+        found = []
+        for name, constraint in pairs:
+            if not isinstance(name, str) or not isinstance(constraint, str) or not constraint:
+                raise Refused(f"dp.{api} with a non-string name or constraint",
+                              "give each expectation a name and a SQL predicate as strings")
+            found.append({"name": name, "predicate": constraint, "action": action,
+                          "file": file, "line": line})
+
+        def wrap(target):
+            if not callable(target):
+                raise Refused(f"dp.{api} on something that is not a query function",
+                              "stack it right above or below @dp.table / "
+                              "@dp.materialized_view / @dp.temporary_view")
+            d = getattr(target, "_thund_definition", None)
+            if d is not None:
+                d["expectations"][0:0] = found  # above it: the outer ones first
+            else:
+                # Decorators apply bottom-up: keep source order when read later.
+                target._thund_expectations = getattr(target, "_thund_expectations", []) + \
+                    list(reversed(found))
+            return target
+        return wrap
+    return decorator
 
 
 def _dataset_decorator(kind):
@@ -348,10 +428,17 @@ def _append_flow(*, target, name=None, spark_conf=None, comment=None, **rest):
 
 
 def _create_streaming_table(name, *, comment=None, table_properties=None, partition_cols=None,
-                            schema=None, format=None, **rest):
+                            schema=None, format=None, expect_all=None, expect_all_or_drop=None,
+                            expect_all_or_fail=None, **rest):
     _define("streaming_table_decl", name, None,
             {"comment": comment, "properties": table_properties or {},
              "partition_cols": partition_cols or [], "format": format, "schema": schema})
+    d = STATE["definitions"][-1]
+    for action, pairs in (("warn", expect_all), ("drop", expect_all_or_drop),
+                          ("fail", expect_all_or_fail)):
+        for ename, constraint in (pairs or {}).items():
+            d["expectations"].append({"name": ename, "predicate": constraint, "action": action,
+                                      "file": d["file"], "line": d["line"]})
 
 
 def _create_sink(name, format, options=None):
@@ -374,18 +461,31 @@ def _create_auto_cdc_flow(target, source, keys, sequence_by, apply_as_deletes=No
                           name=None, *, track_history_column_list=None,
                           track_history_except_column_list=None, spark_conf=None):
     file, line = caller()
-    if column_list or track_history_column_list or track_history_except_column_list:
-        error(file, line, "create_auto_cdc_flow with column_list or track_history_* is not "
-              "supported yet", "use except_column_list, or write the flow in SQL")
+    if column_list and except_column_list:
+        error(file, line, "create_auto_cdc_flow with both column_list and except_column_list",
+              "give one of them")
+        return
+    if track_history_column_list and track_history_except_column_list:
+        error(file, line, "create_auto_cdc_flow with both track_history_column_list and "
+              "track_history_except_column_list", "give one of them")
         return
     try:
         cdc = {"keys": [_sql_of(k) for k in keys], "sequence_by": _sql_of(sequence_by),
                "apply_as_deletes": _sql_of(apply_as_deletes) if apply_as_deletes is not None
                else "",
                "except_columns": [_sql_of(c) for c in (except_column_list or [])],
-               "scd_type": int(stored_as_scd_type or 1)}
+               "columns": [_sql_of(c) for c in (column_list or [])],
+               "scd_type": int(stored_as_scd_type or 1),
+               "track_history": [_sql_of(c) for c in (track_history_column_list or [])],
+               "track_history_except": [_sql_of(c) for c in
+                                        (track_history_except_column_list or [])]}
     except Refused as r:
         error(file, line, f"{r.construct} is not supported in create_auto_cdc_flow", r.hint)
+        return
+    except (TypeError, ValueError) as e:
+        error(file, line, f"create_auto_cdc_flow: {type(e).__name__}: {e}",
+              "keys and column lists are lists of column names or Columns; "
+              "stored_as_scd_type is 1 or 2")
         return
     STATE["definitions"].append({"kind": "cdc", "name": name or target, "function": None,
                                  "file": file, "line": line,
@@ -400,6 +500,10 @@ pipelines.append_flow = _append_flow
 pipelines.create_streaming_table = _create_streaming_table
 pipelines.create_sink = _create_sink
 pipelines.create_auto_cdc_flow = _create_auto_cdc_flow
+for _kind in _ACTIONS:
+    setattr(pipelines, _kind, _expectation_decorator(_kind, many=False))
+    setattr(pipelines, _kind.replace("expect", "expect_all"),
+            _expectation_decorator(_kind, many=True))
 sys.modules["pyspark.pipelines"] = pipelines
 sys.modules["pyspark"].pipelines = pipelines
 
@@ -407,7 +511,8 @@ sys.modules["pyspark"].pipelines = pipelines
 
 
 def spark_sql(df):
-    text = df.sql(dialect="spark", optimize=False, pretty=True)
+    query = flatten(df._get_expressions(optimize=False)[-1])
+    text = query.sql(dialect="spark", pretty=True, identify=True)
     for marker, relation in STATE["markers"].items():
         text = re.sub(r"`" + marker + r"`(\s+AS\s+`[^`]+`)?",
                       lambda m: relation + (m.group(1) or ""), text)
@@ -450,7 +555,8 @@ def resolve():
                 continue
             try:
                 kind, body, df = (evaluate(d) + (None,))[:3]
-            except _Missing:
+            except _Missing as m:
+                d["missing"] = m.args[0]
                 continue
             except Refused as r:
                 file, line = user_frame(traceback.extract_tb(sys.exc_info()[2]))
@@ -478,12 +584,13 @@ def resolve():
                       f"{type(e).__name__}: {e}", "simplify the definition")
         if not progress:
             break
+    # thund reads the files again once it knows more (a SQL dataset over these
+    # definitions): what is still unresolved then is reported by thund.
     for d in pending:
         if id(d) not in done:
-            error(d["file"], d["line"],
-                  f"'{d['name']}' reads a dataset whose columns are not known when the "
-                  "Python files are read", "define the datasets it reads in Python too, or "
-                  "declare their schema")
+            target = d["options"]["target"] if d["kind"] == "flow" else d["name"]
+            STATE["unresolved"].append({"name": d["name"], "target": target, "file": d["file"],
+                                        "line": d["line"], "reads": d.get("missing", "")})
 
 
 def _file_columns(target, src):
@@ -510,12 +617,21 @@ def answer():
         kind = {"streaming_table_decl": "streaming_table"}.get(d["kind"], d["kind"])
         ds = {"name": d["name"], "kind": kind, "file": d["file"], "line": d["line"],
               "comment": o.get("comment") or "", "properties": o.get("properties") or {},
-              "partition_cols": o.get("partition_cols") or []}
+              "partition_cols": o.get("partition_cols") or [],
+              "expectations": d.get("expectations", [])}
+        if ds["expectations"] and kind not in ("materialized_view", "streaming_table",
+                                               "temporary_view"):
+            error(d["file"], d["line"], f"expectations on '{d['name']}' ({kind})",
+                  "put expectations on a table, materialized view or view")
         if kind == "sink":
             ds["format"] = o["format"]
             ds["options"] = o["options"]
         datasets.append(ds)
     for d in STATE["definitions"]:
+        if d["kind"] == "flow" and d.get("expectations"):
+            error(d["file"], d["line"], f"expectations on the append flow '{d['name']}'",
+                  "put them on the dataset the flow writes (dp.create_streaming_table "
+                  "takes expect_all, expect_all_or_drop, expect_all_or_fail)")
         if d["kind"] == "cdc":
             o = d["options"]
             flows.append({"name": d["name"], "target": o["target"], "file": d["file"],
@@ -528,8 +644,12 @@ def answer():
         target = d["options"]["target"] if d["kind"] == "flow" else d["name"]
         f = {"name": d["name"], "target": target, "file": d["file"], "line": d["line"]}
         f["sql" if kind == "sql" else "source"] = body
+        if kind == "source":
+            # The columns of the files, for SQL datasets that read this one.
+            f["columns"] = [list(c) for c in table_columns(target)]
         flows.append(f)
-    return {"datasets": datasets, "flows": flows, "errors": STATE["errors"]}
+    return {"datasets": datasets, "flows": flows, "errors": STATE["errors"],
+            "unresolved": STATE["unresolved"]}
 
 
 def main():

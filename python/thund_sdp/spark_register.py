@@ -4,7 +4,9 @@ that thund created on a Spark Connect server (the Spark backend, docs/spark.md).
 Runs in the pyspark environment (.deps/spark). It joins thund's Spark Connect
 session (same user and session id, so the graph is visible), imports each
 file as `spark-pipelines run` does (pyspark's own pipelines registry, the
-file's directory as working directory, `spark` in its globals), and exits
+file's directory as working directory, `spark` in its globals), with thund's
+expectation decorators added (spark_expectations.py) and withWatermark on a
+stream read sent as Spark SQL's WATERMARK clause (spark_watermarks.py), and exits
 without closing the session: thund starts the run.
 
   python spark_register.py sc://host:port USER SESSION_ID GRAPH_ID FILE.py...
@@ -23,6 +25,10 @@ from pyspark.pipelines.spark_connect_graph_element_registry import (
 )
 from pyspark.sql import SparkSession
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import spark_expectations  # noqa: E402
+import spark_watermarks  # noqa: E402
+
 
 def main():
     remote, user, session_id, graph_id = sys.argv[1:5]
@@ -30,7 +36,9 @@ def main():
     spark = (SparkSession.builder
              .remote(f"{remote}/;user_id={user};session_id={session_id}")
              .getOrCreate())
-    registry = SparkConnectGraphElementRegistry(spark, graph_id)
+    spark_expectations.install()
+    spark_watermarks.install()
+    registry = spark_expectations.DeferredFlows(SparkConnectGraphElementRegistry(spark, graph_id))
     with graph_element_registration_context(registry):
         for file in files:
             path = Path(file).resolve()
@@ -42,6 +50,7 @@ def main():
                                                flow_name=None):
                 with block_session_mutations():
                     module_spec.loader.exec_module(module)
+                    registry.flush()
     # The session stays open for the run thund starts: no spark.stop().
     os._exit(0)
 

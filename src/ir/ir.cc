@@ -271,7 +271,11 @@ std::string Cdc::ToString() const {
   std::string out = "cdc{keys=[" + Join(keys) + "], sequence_by=" + sequence_by;
   if (!apply_as_deletes.empty()) out += ", delete when (" + apply_as_deletes + ")";
   if (!except_columns.empty()) out += ", except=[" + Join(except_columns) + "]";
-  return out + ", scd" + std::to_string(scd_type) + "}";
+  if (!columns.empty()) out += ", columns=[" + Join(columns) + "]";
+  out += ", scd" + std::to_string(scd_type);
+  if (!track_history.empty()) out += ", track=[" + Join(track_history) + "]";
+  if (!track_history_except.empty()) out += ", track_except=[" + Join(track_history_except) + "]";
+  return out + "}";
 }
 
 // -------------------------------------------------------------- sources

@@ -41,6 +41,34 @@ void CheckCdc(const ValidateContext& ctx, Diagnostics* out) {
             "remove " + Quote(col) + " from except_columns; keys must stay in the target");
       }
     }
+    if (!c.columns.empty() && !c.except_columns.empty()) {
+      err("cdc-columns", "columns", "CDC lists both the columns to keep and those to leave out",
+          "give one of COLUMNS (a, b) / column_list and COLUMNS * EXCEPT (a, b) / "
+          "except_column_list");
+    }
+    if (!c.columns.empty()) {
+      std::set<std::string> listed;
+      for (const auto& col : c.columns) listed.insert(Lower(col));
+      for (const auto& k : c.keys) {
+        if (!k.empty() && !listed.count(Lower(k))) {
+          err("cdc-columns-key", "columns", "CDC columns leave out key column " + Quote(k),
+              "add " + Quote(k) + " to the column list; keys must stay in the target");
+        }
+      }
+    }
+    if (!c.track_history.empty() || !c.track_history_except.empty()) {
+      if (c.scd_type != 2) {
+        err("cdc-track-history", "track_history",
+            "CDC tracks history on chosen columns, but the target is SCD type " +
+                std::to_string(c.scd_type),
+            "use STORED AS SCD TYPE 2 (stored_as_scd_type=2), or remove TRACK HISTORY ON");
+      }
+      if (!c.track_history.empty() && !c.track_history_except.empty()) {
+        err("cdc-track-history", "track_history",
+            "CDC lists both the columns whose history is tracked and those whose history is not",
+            "give one of TRACK HISTORY ON (a, b) and TRACK HISTORY ON * EXCEPT (a, b)");
+      }
+    }
     // Columns against the target's declared schema, when there is one.
     const Dataset* target = ctx.Find(f.target);
     if (!target || !target->schema.declared()) continue;

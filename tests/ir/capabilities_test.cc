@@ -47,7 +47,7 @@ TEST(RequiredCapabilities, EveryKnob) {
             .WithExpectation({"b", "id < 9", ExpectationAction::kWarn, {}}));
   p.Add(Flow("k", "k", "SELECT * FROM STREAM(events)")
             .WithStreaming(s)
-            .WithCdc(Cdc{{"id"}, "ts", "", {}, 2}));
+            .WithCdc(Cdc{{"id"}, "ts", "", {}, 2, {}, {}, {}}));
   EXPECT_THAT(Caps(p, "k"),
               ElementsAre("cdc:scd2", "expectations:fail", "expectations:warn", "keyed-write",
                           "mode:incremental", "output:update", "sink:parquet", "streaming",

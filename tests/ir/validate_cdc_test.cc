@@ -19,7 +19,7 @@ Pipeline CdcPipeline(Cdc cdc) {
   return p;
 }
 
-Cdc GoodCdc() { return Cdc{{"id"}, "ts", "amount < 0", {"amount"}, 2}; }
+Cdc GoodCdc() { return Cdc{{"id"}, "ts", "amount < 0", {"amount"}, 2, {}, {}, {}}; }
 
 TEST(ValidateCdc, GoodCdcIsClean) {
   Diagnostics d = Validate(CdcPipeline(GoodCdc()));
@@ -64,6 +64,31 @@ TEST(ValidateCdc, ExceptColumnsNamingAKey) {
   Diagnostic x = One(Validate(CdcPipeline(c)), "cdc-except-key");
   EXPECT_TRUE(Contains(x.message, "'id'"));
   ExpectNo(Validate(CdcPipeline(GoodCdc())), "cdc-except-key");
+}
+
+TEST(ValidateCdc, ColumnListsAndTrackedHistory) {
+  Cdc c = GoodCdc();
+  c.except_columns.clear();
+  c.columns = {"id", "amount"};
+  ExpectNo(Validate(CdcPipeline(c)), "cdc-columns");
+  c.track_history = {"amount"};
+  ExpectNo(Validate(CdcPipeline(c)), "cdc-track-history");
+  // A column list that leaves out a key, or both lists.
+  Cdc no_key = c;
+  no_key.columns = {"amount"};
+  EXPECT_TRUE(Contains(One(Validate(CdcPipeline(no_key)), "cdc-columns-key").message, "'id'"));
+  Cdc both = c;
+  both.except_columns = {"ts"};
+  EXPECT_TRUE(Contains(One(Validate(CdcPipeline(both)), "cdc-columns").hint, "column_list"));
+  // Tracked history needs SCD type 2, and one of its two lists.
+  Cdc scd1 = c;
+  scd1.scd_type = 1;
+  EXPECT_TRUE(Contains(One(Validate(CdcPipeline(scd1)), "cdc-track-history").message,
+                       "SCD type 1"));
+  Cdc two_lists = c;
+  two_lists.track_history_except = {"ts"};
+  EXPECT_TRUE(Contains(One(Validate(CdcPipeline(two_lists)), "cdc-track-history").message,
+                       "both"));
 }
 
 TEST(ValidateCdc, KeyMissingFromDeclaredSchema) {

@@ -39,7 +39,7 @@ TEST(ValidateStreaming, KnobsOnBatchTarget) {
   EXPECT_TRUE(Contains(x.message, "streaming memory source")) << x.message;
 
   Pipeline c = BasePipeline();
-  FindFlowMut(c, "clean")->cdc = Cdc{{"id"}, "ts", "", {}, 1};
+  FindFlowMut(c, "clean")->cdc = Cdc{{"id"}, "ts", "", {}, 1, {}, {}, {}};
   EXPECT_TRUE(Contains(One(Validate(c), "streaming-on-batch-target").message, "CDC"));
 
   // Streaming tables and sinks take streaming flows.

@@ -61,6 +61,27 @@ std::shared_ptr<arrow::Table> Events(int64_t n) {
       {a, b, c, d});
 }
 
+// Sensor readings at `seconds` after 2026-01-01 UTC (a timestamp with a time
+// zone: Spark's event time must be TIMESTAMP, not TIMESTAMP_NTZ).
+std::shared_ptr<arrow::Table> Readings(const std::vector<int64_t>& seconds) {
+  arrow::TimestampBuilder ts(arrow::timestamp(arrow::TimeUnit::MICRO, "UTC"),
+                             arrow::default_memory_pool());
+  arrow::StringBuilder sensor;
+  arrow::Int64Builder value;
+  const int64_t base = 1767225600LL * 1000000;  // 2026-01-01T00:00:00Z
+  for (size_t i = 0; i < seconds.size(); ++i) {
+    EXPECT_TRUE(ts.Append(base + seconds[i] * 1000000).ok());
+    EXPECT_TRUE(sensor.Append(i % 3 == 0 ? "a" : "b").ok());
+    EXPECT_TRUE(value.Append(static_cast<int64_t>(i * 7 % 11)).ok());
+  }
+  std::shared_ptr<arrow::Array> a, b, c;
+  EXPECT_TRUE(ts.Finish(&a).ok() && sensor.Finish(&b).ok() && value.Finish(&c).ok());
+  return arrow::Table::Make(
+      arrow::schema({arrow::field("ts", a->type()), arrow::field("sensor", arrow::utf8()),
+                     arrow::field("value", arrow::int64())}),
+      {a, b, c});
+}
+
 // A schema no earlier run on the same server used: the server's catalog
 // outlives a test, and the stock CLI leaves a table's old state behind.
 std::string UniqueSchema(const std::string& stem) {
@@ -195,6 +216,112 @@ TEST_F(PythonProjectsTest, TheSparkBackendSendsThePythonFilesUnchanged) {
   EXPECT_EQ(sa.str(), sb.str());
 }
 
+TEST_F(PythonProjectsTest, StreamingWindowsFromPythonRunNativelyAsOnSpark) {
+  // F.window / F.session_window in groupBy, window.start / window.end after
+  // it: the same datasets natively (recompute and incremental) as on Spark
+  // (the .py files unchanged, thund's Spark backend), run after run.
+  WriteParquet(tmp_.path() / "input" / "readings" / "a.parquet",
+               Readings({1, 5, 30, 61, 62, 95, 125, 150}));
+  const std::string db = UniqueSchema("py_windows");
+  const std::string recompute = Project("py_windows", "recompute", db);
+  const std::string incremental = Project("py_windows", "incremental", db);
+  const std::string spark = Project("py_windows", "spark", db);
+  // The windowed aggregation is the flow's outermost SELECT (the loader
+  // flattens sqlframe's CTEs), so windows close and run incrementally.
+  CommandResult explain = Thund("explain " + ShellQuote(incremental) +
+                                " --streaming-mode incremental");
+  ASSERT_EQ(explain.exit_code, 0) << explain.out << explain.err;
+  EXPECT_THAT(explain.out, HasSubstr("partial aggregate"));
+  const std::vector<std::string> datasets = {"readings", "per_minute", "per_minute_bounds",
+                                             "sliding", "sessions"};
+  for (int run = 0; run < 2; ++run) {
+    SCOPED_TRACE("run " + std::to_string(run));
+    // The second file moves the watermark past the windows the first left open.
+    if (run == 1) {
+      WriteParquet(tmp_.path() / "input" / "readings" / "b.parquet", Readings({190, 250, 400}));
+    }
+    CommandResult r = Thund("run " + ShellQuote(recompute) + " --events none");
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    CommandResult i = Thund("run " + ShellQuote(incremental) +
+                            " --events none --streaming-mode incremental");
+    ASSERT_EQ(i.exit_code, 0) << i.out << i.err;
+    CommandResult s = Thund("run " + ShellQuote(spark) + " --backend spark --remote " + remote_ +
+                            " --spark-storage " + ShellQuote(spark + "/spark-checkpoints") +
+                            (run == 0 ? " --full-refresh-all" : ""));
+    ASSERT_EQ(s.exit_code, 0) << s.out << s.err;
+    ExpectSameDatasets(recompute, spark, datasets);
+    ExpectSameDatasets(incremental, spark, datasets);
+  }
+  // After the second run the first file's windows are all closed.
+  auto bounds = Rows(recompute, "per_minute_bounds", false);
+  ASSERT_TRUE(bounds);
+  EXPECT_GE(bounds->num_rows(), 5);
+}
+
+TEST_F(PythonProjectsTest, ChainsAcrossPythonAndSqlResolve) {
+  // numbers (py) -> doubled (sql) -> bucket_stats (py) -> ranked (sql) ->
+  // top_buckets (py): read in rounds until every dataset's columns are known.
+  const std::string db = UniqueSchema("py_chain");
+  const std::string native = Project("py_chain", "native", db);
+  const std::string spark = Project("py_chain", "spark", db);
+  CommandResult n = Thund("run " + ShellQuote(native) + " --events none");
+  ASSERT_EQ(n.exit_code, 0) << n.out << n.err;
+  CommandResult s = RunOnSpark(spark, db);
+  ASSERT_EQ(s.exit_code, 0) << s.out << s.err;
+  ExpectSameDatasets(native, spark,
+                     {"numbers", "doubled", "bucket_stats", "ranked", "top_buckets"});
+  EXPECT_EQ(Rows(native, "top_buckets", false)->num_rows(), 2);
+}
+
+TEST_F(PythonProjectsTest, ExpectationsFromPythonRunAsOnSpark) {
+  // drop / warn / fail, single and expect_all, below and above the dataset
+  // decorator. Spark runs drop as a WHERE and fail as assert_true, as for SQL.
+  WriteText(tmp_.path() / "input" / "readings.csv",
+            "id,sensor,value\n1,a,20\n2,a,200\n3,,15\n4,b,-10\n5,b,-70\n6,c,99\n7,a,21\n"
+            ",c,5\n");
+  const std::string db = UniqueSchema("py_quality");
+  const std::string native = Project("py_quality", "native", db);
+  const std::string spark = Project("py_quality", "spark", db);
+  CommandResult check = Thund("check " + ShellQuote(native) + " --format json");
+  ASSERT_EQ(check.exit_code, 0) << check.out << check.err;
+  CommandResult n = Thund("run " + ShellQuote(native));
+  ASSERT_EQ(n.exit_code, 0) << n.out << n.err;
+  // Each expectation is the IR's: counted natively, with its action.
+  CommandResult yaml = Thund("fmt " + ShellQuote(native) + " --to yaml");
+  ASSERT_EQ(yaml.exit_code, 0) << yaml.err;
+  for (const char* e : {"has_sensor", "positive", "in_range", "known", "small", "has_rows"}) {
+    EXPECT_THAT(yaml.out, HasSubstr(e));
+  }
+  EXPECT_THAT(yaml.out, HasSubstr("on_violation: drop"));
+  EXPECT_THAT(yaml.out, HasSubstr("on_violation: fail"));
+  CommandResult s = Thund("run " + ShellQuote(spark) + " --backend spark --remote " + remote_ +
+                          " --spark-storage " + ShellQuote(spark + "/spark-checkpoints") +
+                          " --full-refresh-all");
+  ASSERT_EQ(s.exit_code, 0) << s.out << s.err;
+  EXPECT_THAT(s.out, HasSubstr("in_range (drop)"));
+  ExpectSameDatasets(native, spark,
+                     {"raw_readings", "valid_readings", "in_range", "sensor_stats"});
+  // has_sensor drops 3; in_range drops 2 (200), 5 (-70) and the id-less row.
+  EXPECT_EQ(Rows(native, "valid_readings", false)->num_rows(), 7);
+  EXPECT_EQ(Rows(native, "in_range", false)->num_rows(), 4);
+
+  // A violated fail expectation fails the flow on both backends.
+  for (const std::string& project : {native, spark}) {
+    WriteText(fs::path(project) / "transformations" / "strict.py",
+              "from pyspark import pipelines as dp\n\n"
+              "@dp.materialized_view\n@dp.expect_or_fail('small_values', 'value < 50')\n"
+              "def strict():\n    return spark.read.table('in_range')\n");
+  }
+  CommandResult nf = Thund("run " + ShellQuote(native) + " --events none");
+  EXPECT_EQ(nf.exit_code, 1) << nf.out << nf.err;
+  EXPECT_THAT(nf.out + nf.err, HasSubstr("small_values"));
+  CommandResult sf = Thund("run " + ShellQuote(spark) + " --backend spark --remote " + remote_ +
+                           " --spark-storage " + ShellQuote(spark + "/spark-checkpoints") +
+                           " --full-refresh-all");
+  EXPECT_EQ(sf.exit_code, 1) << sf.out << sf.err;
+  EXPECT_THAT(sf.out, HasSubstr("expectation 'small_values' failed"));
+}
+
 TEST_F(PythonProjectsTest, AutoCdcFromPythonEqualsTheSqlForm) {
   // Spark cannot run AUTO CDC on Parquet tables (docs/spark.md): the oracle is
   // the same flow written in SQL, and the rows a reader expects.
@@ -251,6 +378,96 @@ TEST_F(PythonProjectsTest, AutoCdcFromPythonEqualsTheSqlForm) {
   EXPECT_EQ(from_python->num_rows(), 2);  // 1 (a2, its latest) and 3; 2 was deleted
 }
 
+TEST_F(PythonProjectsTest, AutoCdcColumnListsAndTrackedHistoryEqualTheSqlForm) {
+  // column_list and track_history_(except_)column_list lower to the IR's CDC
+  // fields, as COLUMNS (...) and TRACK HISTORY ON do in SQL.
+  arrow::Int64Builder id, seq;
+  arrow::StringBuilder name, city, op;
+  const std::vector<std::tuple<int64_t, std::string, std::string, int64_t, std::string>> rows = {
+      {1, "a", "x", 1, "u"}, {1, "a", "y", 2, "u"}, {1, "b", "y", 3, "u"}, {2, "c", "x", 1, "u"},
+      {2, "c", "x", 2, "d"}, {3, "d", "z", 1, "u"}};
+  for (const auto& [i, n, c, q, o] : rows) {
+    THUND_ASSERT_OK(id.Append(i));
+    THUND_ASSERT_OK(name.Append(n));
+    THUND_ASSERT_OK(city.Append(c));
+    THUND_ASSERT_OK(seq.Append(q));
+    THUND_ASSERT_OK(op.Append(o));
+  }
+  std::shared_ptr<arrow::Array> a, b, c, d, e;
+  THUND_ASSERT_OK(id.Finish(&a));
+  THUND_ASSERT_OK(name.Finish(&b));
+  THUND_ASSERT_OK(city.Finish(&c));
+  THUND_ASSERT_OK(seq.Finish(&d));
+  THUND_ASSERT_OK(op.Finish(&e));
+  WriteParquet(tmp_.path() / "input" / "changes2" / "c.parquet",
+               arrow::Table::Make(arrow::schema({arrow::field("id", arrow::int64()),
+                                                 arrow::field("name", arrow::utf8()),
+                                                 arrow::field("city", arrow::utf8()),
+                                                 arrow::field("seq", arrow::int64()),
+                                                 arrow::field("op", arrow::utf8())}),
+                                  {a, b, c, d, e}));
+  const std::string changes = (tmp_.path() / "input" / "changes2").string();
+  const std::string spec =
+      "name: cdc\nstorage: storage\nlibraries:\n  - glob:\n      include: t/**\n";
+  const fs::path py = tmp_.path() / "cdc2-python";
+  WriteText(py / "spark-pipeline.yml", spec);
+  WriteText(py / "t" / "c.py",
+            "from pyspark import pipelines as dp\n\n"
+            "@dp.table\ndef changes():\n    return spark.readStream.format('parquet').load('" +
+                changes +
+                "')\n\n"
+                "for t in ('latest', 'by_name', 'but_city'):\n"
+                "    dp.create_streaming_table(t)\n"
+                "dp.create_auto_cdc_flow(target='latest', source='changes', keys=['id'],\n"
+                "    sequence_by='seq', apply_as_deletes=\"op = 'd'\", column_list=['id', 'name'])\n"
+                "dp.create_auto_cdc_flow(target='by_name', source='changes', keys=['id'],\n"
+                "    sequence_by='seq', apply_as_deletes=\"op = 'd'\",\n"
+                "    column_list=['id', 'name', 'city'], stored_as_scd_type=2,\n"
+                "    track_history_column_list=['name'])\n"
+                "dp.create_auto_cdc_flow(target='but_city', source='changes', keys=['id'],\n"
+                "    sequence_by='seq', apply_as_deletes=\"op = 'd'\", except_column_list=['op'],\n"
+                "    stored_as_scd_type='2', track_history_except_column_list=['city'])\n");
+  const fs::path sql = tmp_.path() / "cdc2-sql";
+  WriteText(sql / "spark-pipeline.yml", spec);
+  WriteText(sql / "t" / "c.sql",
+            "CREATE STREAMING TABLE changes AS SELECT * FROM STREAM read_files('" + changes +
+                "', format => 'parquet');\n"
+                "CREATE STREAMING TABLE latest;\nCREATE STREAMING TABLE by_name;\n"
+                "CREATE STREAMING TABLE but_city;\n"
+                "CREATE FLOW latest AS AUTO CDC INTO latest FROM STREAM(changes) KEYS (id)\n"
+                "APPLY AS DELETE WHEN op = 'd' SEQUENCE BY seq COLUMNS (id, name);\n"
+                "CREATE FLOW by_name AS AUTO CDC INTO by_name FROM STREAM(changes) KEYS (id)\n"
+                "APPLY AS DELETE WHEN op = 'd' SEQUENCE BY seq COLUMNS (id, name, city)\n"
+                "STORED AS SCD TYPE 2 TRACK HISTORY ON (name);\n"
+                "CREATE FLOW but_city AS AUTO CDC INTO but_city FROM STREAM(changes) KEYS (id)\n"
+                "APPLY AS DELETE WHEN op = 'd' SEQUENCE BY seq COLUMNS * EXCEPT (op)\n"
+                "STORED AS SCD TYPE 2 TRACK HISTORY ON * EXCEPT (city);\n");
+  for (const char* mode : {"recompute", "incremental"}) {
+    for (const fs::path& dir : {py, sql}) {
+      CommandResult r = Thund("run " + ShellQuote(dir.string()) +
+                              " --events none --full-refresh-all --streaming-mode " + mode);
+      ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    }
+    for (const char* t : {"latest", "by_name", "but_city"}) {
+      SCOPED_TRACE(std::string(t) + " " + mode);
+      auto from_python = Rows(py.string(), t, false);
+      auto from_sql = Rows(sql.string(), t, false);
+      ASSERT_TRUE(from_python && from_sql);
+      EXPECT_TRUE(TablesEqualUnordered(*from_sql, *from_python));
+    }
+  }
+  auto latest = Rows(py.string(), "latest", false);
+  ASSERT_TRUE(latest);
+  EXPECT_EQ(latest->num_columns(), 2);  // id, name
+  EXPECT_EQ(latest->num_rows(), 2);     // 1 (b) and 3; 2 was deleted
+  // Key 1's city change alone opens no version: 2 versions of 1, one of 2 and 3.
+  for (const char* t : {"by_name", "but_city"}) {
+    auto h = Rows(py.string(), t, false);
+    ASSERT_TRUE(h);
+    EXPECT_EQ(h->num_rows(), 4) << t;
+  }
+}
+
 TEST_F(PythonProjectsTest, UnsupportedConstructsAreRefusedWhereWritten) {
   struct Case {
     std::string code;
@@ -266,8 +483,20 @@ TEST_F(PythonProjectsTest, UnsupportedConstructsAreRefusedWhereWritten) {
        "DataFrame.collect() is not supported"},
       {head + "    return spark.range(3).toPandas()\n", 6, "DataFrame.toPandas() is not supported"},
       {head + "    return spark.conf.get('missing_key')\n", 6, "spark.conf.get('missing_key')"},
-      {head + "    return spark.read.table('nowhere')\n", 4, "reads a dataset whose columns"},
+      {head + "    return spark.read.table('nowhere')\n", 4,
+       "'m' reads 'nowhere', which no file of the pipeline defines"},
       {"from pyspark import pipelines as dp\n\ndef broken(:\n", 3, "Python syntax error"},
+      {"from pyspark import pipelines as dp\n\n@dp.materialized_view\n"
+       "@dp.expect_or_drop('x', 5)\ndef m():\n    return spark.range(3)\n",
+       4, "dp.expect_or_drop with a non-string name or constraint"},
+      {"from pyspark import pipelines as dp\n\ndp.create_streaming_table('t')\n"
+       "dp.create_auto_cdc_flow(target='t', source='t', keys=['id'], sequence_by='seq',\n"
+       "    column_list=['id'], except_column_list=['x'])\n",
+       4, "with both column_list and except_column_list"},
+      {"from pyspark import pipelines as dp\n\ndp.create_streaming_table('t')\n"
+       "@dp.expect('e', 'id > 0')\n@dp.append_flow(target='t')\ndef f():\n"
+       "    return spark.range(3)\n",
+       5, "expectations on the append flow 'f'"},
   };
   int i = 0;
   for (const auto& c : cases) {
@@ -282,6 +511,21 @@ TEST_F(PythonProjectsTest, UnsupportedConstructsAreRefusedWhereWritten) {
     EXPECT_THAT(r.out, HasSubstr("\"line\": " + std::to_string(c.line)));
     EXPECT_THAT(r.out, HasSubstr((dir / "t" / "m.py").string()));
   }
+}
+
+TEST_F(PythonProjectsTest, ACycleAcrossPythonAndSqlIsALocatedError) {
+  const fs::path dir = tmp_.path() / "cycle";
+  WriteText(dir / "spark-pipeline.yml",
+            "name: c\nstorage: s\nlibraries:\n  - glob:\n      include: t/**\n");
+  WriteText(dir / "t" / "a.py",
+            "from pyspark import pipelines as dp\n\n@dp.materialized_view\ndef a():\n"
+            "    return spark.read.table('b')\n");
+  WriteText(dir / "t" / "b.sql", "CREATE MATERIALIZED VIEW b AS SELECT * FROM a;\n");
+  CommandResult r = Thund("check " + ShellQuote(dir.string()) + " --format json");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("'a' reads 'b', which reads it back: a -> b -> a (a cycle)"));
+  EXPECT_THAT(r.out, HasSubstr((dir / "t" / "a.py").string()));
+  EXPECT_THAT(r.out, HasSubstr("\"line\": 3"));
 }
 
 }  // namespace

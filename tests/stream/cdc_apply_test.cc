@@ -82,13 +82,26 @@ Expected Oracle(const Cdc& cdc, const std::vector<Row>& feed) {
   for (const auto& k : cdc.keys) keys.push_back(index(k));
   std::set<size_t> except;
   for (const auto& e : cdc.except_columns) except.insert(index(e));
+  if (!cdc.columns.empty()) {  // a column list: everything else is left out
+    std::set<size_t> listed;
+    for (const auto& c : cdc.columns) listed.insert(index(c));
+    for (size_t c = 0; c < kNames.size(); ++c) {
+      if (!listed.count(c)) except.insert(c);
+    }
+  }
+  std::set<size_t> track, untracked;
+  for (const auto& c : cdc.track_history) track.insert(index(c));
+  for (const auto& c : cdc.track_history_except) untracked.insert(index(c));
   Expected e;
   for (size_t c = 0; c < kNames.size(); ++c) {
     if (c == kArrival || except.count(c)) continue;
     out.push_back(c);
     e.names.push_back(kNames[c]);
     e.is_int.push_back(kIsInt[c]);
-    if (c != kSeq && std::find(keys.begin(), keys.end(), c) == keys.end()) tracked.push_back(c);
+    const bool chosen = track.empty() ? !untracked.count(c) : track.count(c) > 0;
+    if (c != kSeq && std::find(keys.begin(), keys.end(), c) == keys.end() && chosen) {
+      tracked.push_back(c);
+    }
   }
   auto project = [](const Row& r, const std::vector<size_t>& cols) {
     Row p;
@@ -225,6 +238,17 @@ Cdc MakeCdc(std::vector<std::string> keys, int scd, std::vector<std::string> exc
   return c;
 }
 
+Cdc WithColumns(Cdc c, std::vector<std::string> columns) {
+  c.columns = std::move(columns);
+  return c;
+}
+
+Cdc Tracking(Cdc c, std::vector<std::string> track, std::vector<std::string> untracked) {
+  c.track_history = std::move(track);
+  c.track_history_except = std::move(untracked);
+  return c;
+}
+
 TEST_F(CdcApplyTest, RandomFeedsMatchOracle) {
   const std::vector<Cdc> configs = {
       MakeCdc({"k1"}, 1),
@@ -237,6 +261,13 @@ TEST_F(CdcApplyTest, RandomFeedsMatchOracle) {
       MakeCdc({"k1", "k2"}, 2, {"op", "v1", "v2"}),  // nothing tracked
       MakeCdc({"k1"}, 1, {}),
       MakeCdc({"k1", "k2"}, 2, {}),
+      // Column lists (COLUMNS (a, b) / column_list) and history tracked on
+      // chosen columns (TRACK HISTORY ON).
+      WithColumns(MakeCdc({"k1"}, 1, {}), {"k1", "v1", "seq"}),
+      WithColumns(MakeCdc({"k1", "k2"}, 2, {}), {"k2", "v2", "k1"}),
+      Tracking(MakeCdc({"k1"}, 2), {"v1"}, {}),
+      Tracking(MakeCdc({"k1", "k2"}, 2), {}, {"v1"}),
+      Tracking(WithColumns(MakeCdc({"k1"}, 2, {}), {"k1", "seq", "v1", "v2"}), {"v2"}, {}),
   };
   for (uint32_t seed : {1u, 2u, 3u, 4u}) {
     const std::vector<Row> feed = RandomFeed(seed, 3000);
@@ -347,6 +378,12 @@ TEST_F(CdcApplyTest, UnknownColumnsAreErrors) {
   expect_invalid(MakeCdc({"k1"}, 2, {"opp"}), "except_columns entry 'opp'");
   expect_invalid(MakeCdc({"k1"}, 2, {"k1"}), "drops key column 'k1'");
   expect_invalid(MakeCdc({}, 1), "no keys");
+  expect_invalid(WithColumns(MakeCdc({"k1"}, 1, {}), {"v1", "seq"}), "leave out key column 'k1'");
+  expect_invalid(WithColumns(MakeCdc({"k1"}, 1), {"k1", "v1"}), "both columns and except");
+  expect_invalid(WithColumns(MakeCdc({"k1"}, 1, {}), {"k1", "v9"}), "columns entry 'v9'");
+  expect_invalid(Tracking(MakeCdc({"k1"}, 1), {"v1"}, {}), "needs SCD type 2");
+  expect_invalid(Tracking(MakeCdc({"k1"}, 2), {"v1"}, {"v2"}), "both track_history");
+  expect_invalid(Tracking(MakeCdc({"k1"}, 2), {"vv"}, {}), "track_history entry 'vv'");
   expect_invalid(MakeCdc({"k1"}, 3), "scd_type must be 1 or 2");
   auto q = MakeCdcQuery(MakeCdc({"k1"}, 1), "changes", kNames, "arrived");
   EXPECT_FALSE(q.ok());

@@ -5,8 +5,9 @@ namespace thund::file {
 
 const std::vector<std::string_view> kFlowKeys = {"name", "target",    "comment", "source",
                                                  "once", "streaming", "cdc",     "sql"};
-const std::vector<std::string_view> kCdcKeys = {"keys", "sequence_by", "apply_as_deletes",
-                                                "except_columns", "scd_type"};
+const std::vector<std::string_view> kCdcKeys = {
+    "keys",     "sequence_by",   "apply_as_deletes",    "except_columns",
+    "columns",  "scd_type",      "track_history",       "track_history_except"};
 
 Cdc DecodeCdc(Reader& r, const YAML::Node& node, const YAML::Mark& at, const std::string& path) {
   Cdc c;
@@ -16,7 +17,10 @@ Cdc DecodeCdc(Reader& r, const YAML::Node& node, const YAML::Mark& at, const std
   m.String("sequence_by", &c.sequence_by);
   m.String("apply_as_deletes", &c.apply_as_deletes);
   m.StringList("except_columns", &c.except_columns);
+  m.StringList("columns", &c.columns);
   m.Int("scd_type", &c.scd_type);
+  m.StringList("track_history", &c.track_history);
+  m.StringList("track_history_except", &c.track_history_except);
   return c;
 }
 

@@ -81,7 +81,12 @@ OutNode EncodeCdc(const Cdc& c) {
   if (!c.sequence_by.empty()) m.Add("sequence_by", OutNode::Str(c.sequence_by));
   if (!c.apply_as_deletes.empty()) m.Add("apply_as_deletes", OutNode::Str(c.apply_as_deletes));
   if (!c.except_columns.empty()) m.Add("except_columns", OutNode::StrList(c.except_columns));
+  if (!c.columns.empty()) m.Add("columns", OutNode::StrList(c.columns));
   if (c.scd_type != 1) m.Add("scd_type", OutNode::Int(c.scd_type));
+  if (!c.track_history.empty()) m.Add("track_history", OutNode::StrList(c.track_history));
+  if (!c.track_history_except.empty()) {
+    m.Add("track_history_except", OutNode::StrList(c.track_history_except));
+  }
   return m;
 }
 

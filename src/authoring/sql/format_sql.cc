@@ -303,7 +303,17 @@ std::string FlowStatement(const Flow& f) {
       for (const auto& k : c.except_columns) cols += (cols.empty() ? "" : ", ") + QuoteIdent(k);
       op += "\nCOLUMNS * EXCEPT (" + cols + ")";
     }
+    auto list = [](const std::vector<std::string>& names) {
+      std::string cols;
+      for (const auto& k : names) cols += (cols.empty() ? "" : ", ") + QuoteIdent(k);
+      return "(" + cols + ")";
+    };
+    if (!c.columns.empty()) op += "\nCOLUMNS " + list(c.columns);
     if (c.scd_type != 1) op += "\nSTORED AS SCD TYPE " + std::to_string(c.scd_type);
+    if (!c.track_history.empty()) op += "\nTRACK HISTORY ON " + list(c.track_history);
+    if (!c.track_history_except.empty()) {
+      op += "\nTRACK HISTORY ON * EXCEPT " + list(c.track_history_except);
+    }
   } else {
     op = std::string("INSERT INTO ") + (f.once ? "ONCE " : "") + QuoteName(f.target) +
          " BY NAME\n" + BodyText(f, &verbatim);

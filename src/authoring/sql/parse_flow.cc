@@ -261,11 +261,10 @@ bool StatementParser::CdcFlow(thund::Flow* f, ParsedBody* out) {
     } else if (Word("columns")) {
       if (!once("COLUMNS")) return false;
       if (!Op("*")) {
-        return FailHere("COLUMNS (list) is not supported by thund",
-                        "name the columns to leave out instead: COLUMNS * EXCEPT (a, b)",
-                        "sql-unsupported");
+        if (!IdentifierList(&cdc.columns)) return false;
+      } else if (!ExpectWord("except", "COLUMNS *") || !IdentifierList(&cdc.except_columns)) {
+        return false;
       }
-      if (!ExpectWord("except", "COLUMNS *") || !IdentifierList(&cdc.except_columns)) return false;
     } else if (Words({"stored", "as", "scd", "type"})) {
       if (!once("STORED AS SCD TYPE")) return false;
       bool negative = Op("-");
@@ -276,13 +275,19 @@ bool StatementParser::CdcFlow(thund::Flow* f, ParsedBody* out) {
       if (ec != std::errc() || p != n.data() + n.size()) return FailHere("SCD TYPE takes 1 or 2");
       cdc.scd_type = negative ? -v : v;
       ++pos_;
-    } else if (Words({"track", "history"})) {
-      return Fail(at, "TRACK HISTORY ON is not supported by thund",
-                  "remove it; SCD type 2 then tracks every column", "sql-unsupported");
+    } else if (Words({"track", "history", "on"})) {
+      if (!once("TRACK HISTORY ON")) return false;
+      if (!Op("*")) {
+        if (!IdentifierList(&cdc.track_history)) return false;
+      } else if (!ExpectWord("except", "TRACK HISTORY ON *") ||
+                 !IdentifierList(&cdc.track_history_except)) {
+        return false;
+      }
     } else {
       return FailHere("unexpected " + Describe(pos_) + " in AUTO CDC",
                       "the clauses are KEYS (...), APPLY AS DELETE WHEN ..., SEQUENCE BY ..., "
-                      "COLUMNS * EXCEPT (...), STORED AS SCD TYPE 1|2");
+                      "COLUMNS (...) | * EXCEPT (...), STORED AS SCD TYPE 1|2, "
+                      "TRACK HISTORY ON (...) | * EXCEPT (...)");
     }
   }
   f->cdc = std::move(cdc);

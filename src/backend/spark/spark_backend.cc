@@ -79,7 +79,11 @@ arrow::Status RegisterPythonFiles(const SparkConnectClient& client, const std::s
   std::filesystem::remove(log, ec);
   if (status != 0) {
     std::string err = text.str();
-    if (err.size() > 4000) err = err.substr(err.size() - 4000);
+    // The cause comes first (a Python traceback, Spark's error class); the
+    // JVM stack trace after it is long: keep the head and the last lines.
+    if (err.size() > 6000) {
+      err = err.substr(0, 4000) + "\n...\n" + err.substr(err.size() - 1500);
+    }
     return arrow::Status::Invalid("Spark refused the project's Python files:\n", err);
   }
   return arrow::Status::OK();

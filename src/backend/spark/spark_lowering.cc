@@ -582,6 +582,9 @@ struct Lowerer {
     for (const Dataset& d : p.datasets) {
       if (FromPython(d.location)) {
         if (IsStored(d.kind)) proj.stored_datasets.push_back(d.name);
+        // The Python file's expectations run as SQL ones do here, applied by
+        // python/thund_sdp/spark_expectations.py: only the report is made.
+        WithExpectations(d, "");
         continue;
       }
       LowerDataset(d);

@@ -85,6 +85,45 @@ arrow::Result<Resolved> ResolveColumns(const Cdc& cdc, const std::vector<std::st
     }
     except_lower.insert(Lower(col));
   }
+  // A column list keeps only its columns: the others are left out.
+  if (!cdc.columns.empty()) {
+    if (!cdc.except_columns.empty()) {
+      return arrow::Status::Invalid("CDC lists both columns and except_columns; give one");
+    }
+    std::set<std::string> listed;
+    for (const auto& c : cdc.columns) {
+      ARROW_ASSIGN_OR_RAISE(std::string col, Resolve(columns, c, "columns entry"));
+      listed.insert(Lower(col));
+    }
+    for (const auto& k : r.keys) {
+      if (!listed.count(Lower(k))) {
+        return arrow::Status::Invalid("CDC columns leave out key column ", internal::Quote(k),
+                                      ": keys must stay in the target; add it to the list");
+      }
+    }
+    for (const auto& c : columns) {
+      if (c != arrival && !listed.count(Lower(c))) except_lower.insert(Lower(c));
+    }
+  }
+  // SCD2 history tracked on chosen columns.
+  if (!cdc.track_history.empty() || !cdc.track_history_except.empty()) {
+    if (cdc.scd_type != 2) {
+      return arrow::Status::Invalid("CDC track_history needs SCD type 2");
+    }
+    if (!cdc.track_history.empty() && !cdc.track_history_except.empty()) {
+      return arrow::Status::Invalid(
+          "CDC lists both track_history and track_history_except; give one");
+    }
+  }
+  std::set<std::string> track_lower, untracked_lower;
+  for (const auto& t : cdc.track_history) {
+    ARROW_ASSIGN_OR_RAISE(std::string col, Resolve(columns, t, "track_history entry"));
+    track_lower.insert(Lower(col));
+  }
+  for (const auto& t : cdc.track_history_except) {
+    ARROW_ASSIGN_OR_RAISE(std::string col, Resolve(columns, t, "track_history_except entry"));
+    untracked_lower.insert(Lower(col));
+  }
   for (const auto& c : columns) {
     if (c == arrival || except_lower.count(Lower(c))) continue;
     r.output.push_back(c);
@@ -96,7 +135,11 @@ arrow::Result<Resolved> ResolveColumns(const Cdc& cdc, const std::vector<std::st
             "has a column ",
             internal::Quote(c), ": add it to except_columns or rename it");
       }
-      if (!keys_lower.count(lower) && lower != Lower(r.sequence)) r.tracked.push_back(c);
+      const bool chosen = track_lower.empty() ? !untracked_lower.count(lower)
+                                              : track_lower.count(lower) > 0;
+      if (!keys_lower.count(lower) && lower != Lower(r.sequence) && chosen) {
+        r.tracked.push_back(c);
+      }
     }
   }
   return r;

@@ -23,9 +23,11 @@
 //    whose tracked values equal the open version's (NULL equal to NULL) does
 //    not open a new version (the open version keeps its values, including its
 //    sequence column). A change after a delete re-inserts the key (a new open
-//    version).
-//  * Output columns: the change columns minus except_columns (and minus the
-//    arrival column), in source order; SCD2 appends __START_AT and __END_AT
+//    version). With track_history (track_history_except), only those columns
+//    (all but those) among the tracked values count: a change of the others
+//    alone does not open a version, and the open version keeps its values.
+//  * Output columns: the change columns minus except_columns, or only those
+//    in `columns` when listed (and minus the arrival column), in source order; SCD2 appends __START_AT and __END_AT
 //    (the sequence column's type).
 //  * Column names match case-insensitively (as DuckDB identifiers do); output
 //    uses the spelling of `columns`.

@@ -17,3 +17,22 @@ FROM stream(customer_changes)
 KEYS (customer_id)
 SEQUENCE BY sequence_num
 STORED AS SCD TYPE 2;
+
+-- Only the listed columns, and history tracked on chosen columns.
+CREATE STREAMING TABLE customers_names;
+CREATE FLOW customers_names AS AUTO CDC INTO customers_names
+FROM STREAM customer_changes
+KEYS (customer_id)
+SEQUENCE BY sequence_num
+COLUMNS (customer_id, name, city)
+STORED AS SCD TYPE 2
+TRACK HISTORY ON (name);
+
+CREATE STREAMING TABLE customers_but_city;
+CREATE FLOW customers_but_city AS AUTO CDC INTO customers_but_city
+FROM STREAM customer_changes
+KEYS (customer_id)
+SEQUENCE BY sequence_num
+COLUMNS * EXCEPT (operation)
+STORED AS SCD TYPE 2
+TRACK HISTORY ON * EXCEPT (city);
