@@ -25,9 +25,10 @@ set(_httpfs "${THUND_DUCKDB_DIR}/extensions/v1.4.4/linux_amd64/httpfs.duckdb_ext
 if(EXISTS "${_httpfs}")
   install(FILES "${_httpfs}" DESTINATION lib/thund/duckdb/extensions/v1.4.4/linux_amd64)
 endif()
-install(FILES "${PROJECT_SOURCE_DIR}/python/thund_sdp/loader.py"
-              "${PROJECT_SOURCE_DIR}/python/thund_sdp/spark_register.py"
-        DESTINATION share/thund/python/thund_sdp)
+# Every module of the loader (it imports its siblings: flatten, spark_*).
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/python/thund_sdp/"
+        DESTINATION share/thund/python/thund_sdp
+        FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
 
 # Shell completion scripts, printed at install time by the installed binary from
 # its own command tree (`thund completion SHELL`), so they cannot go stale.

@@ -28,6 +28,10 @@ case "$cmd" in
     fi
     port="${3:-$(free_port)}"
     rm -f "$dir/remote"
+    # The catalog lives in the server's memory: tables an earlier server left
+    # in the warehouse are orphans, and Spark refuses to create a table over
+    # one (LOCATION_ALREADY_EXISTS). Start from an empty warehouse.
+    rm -rf "$dir/warehouse" "$dir/metastore_db"
     (
       unset SPARK_HOME
       export PATH="$SPARK_VENV/bin:$PATH"

@@ -89,6 +89,13 @@ std::string UniqueSchema(const std::string& stem) {
          std::to_string(std::chrono::steady_clock::now().time_since_epoch().count() % 100000);
 }
 
+// The spec of a CDC project in `dir`, storing under `dir` (a relative
+// `storage` would be shared by every test run from the same directory).
+std::string CdcSpec(const fs::path& dir) {
+  return "name: cdc\nstorage: " + (dir / "storage").string() +
+         "\nlibraries:\n  - glob:\n      include: t/**\n";
+}
+
 class PythonProjectsTest : public thund::testing::SparkFixture {
  protected:
 
@@ -347,10 +354,8 @@ TEST_F(PythonProjectsTest, AutoCdcFromPythonEqualsTheSqlForm) {
                                                  arrow::field("op", arrow::utf8())}),
                                   {a, b, c, d}));
   const std::string changes = (tmp_.path() / "input" / "changes").string();
-  const std::string spec =
-      "name: cdc\nstorage: storage\nlibraries:\n  - glob:\n      include: t/**\n";
   const fs::path py = tmp_.path() / "cdc-python";
-  WriteText(py / "spark-pipeline.yml", spec);
+  WriteText(py / "spark-pipeline.yml", CdcSpec(py));
   WriteText(py / "t" / "c.py",
             "from pyspark import pipelines as dp\nfrom pyspark.sql import functions as F\n\n"
             "@dp.table\ndef changes():\n    return spark.readStream.format('parquet').load('" +
@@ -360,7 +365,7 @@ TEST_F(PythonProjectsTest, AutoCdcFromPythonEqualsTheSqlForm) {
                 "    sequence_by=F.col('seq'), apply_as_deletes=F.expr(\"op = 'd'\"),\n"
                 "    except_column_list=['op'], stored_as_scd_type=1)\n");
   const fs::path sql = tmp_.path() / "cdc-sql";
-  WriteText(sql / "spark-pipeline.yml", spec);
+  WriteText(sql / "spark-pipeline.yml", CdcSpec(sql));
   WriteText(sql / "t" / "c.sql",
             "CREATE STREAMING TABLE changes AS SELECT * FROM STREAM read_files('" + changes +
                 "', format => 'parquet');\nCREATE STREAMING TABLE users;\n"
@@ -407,10 +412,8 @@ TEST_F(PythonProjectsTest, AutoCdcColumnListsAndTrackedHistoryEqualTheSqlForm) {
                                                  arrow::field("op", arrow::utf8())}),
                                   {a, b, c, d, e}));
   const std::string changes = (tmp_.path() / "input" / "changes2").string();
-  const std::string spec =
-      "name: cdc\nstorage: storage\nlibraries:\n  - glob:\n      include: t/**\n";
   const fs::path py = tmp_.path() / "cdc2-python";
-  WriteText(py / "spark-pipeline.yml", spec);
+  WriteText(py / "spark-pipeline.yml", CdcSpec(py));
   WriteText(py / "t" / "c.py",
             "from pyspark import pipelines as dp\n\n"
             "@dp.table\ndef changes():\n    return spark.readStream.format('parquet').load('" +
@@ -428,7 +431,7 @@ TEST_F(PythonProjectsTest, AutoCdcColumnListsAndTrackedHistoryEqualTheSqlForm) {
                 "    sequence_by='seq', apply_as_deletes=\"op = 'd'\", except_column_list=['op'],\n"
                 "    stored_as_scd_type='2', track_history_except_column_list=['city'])\n");
   const fs::path sql = tmp_.path() / "cdc2-sql";
-  WriteText(sql / "spark-pipeline.yml", spec);
+  WriteText(sql / "spark-pipeline.yml", CdcSpec(sql));
   WriteText(sql / "t" / "c.sql",
             "CREATE STREAMING TABLE changes AS SELECT * FROM STREAM read_files('" + changes +
                 "', format => 'parquet');\n"
