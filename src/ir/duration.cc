@@ -59,8 +59,11 @@ arrow::Result<int64_t> ParseDuration(std::string_view text) {
     s.remove_prefix(1);
   }
   int64_t value = 0;
+  // One sign at most: from_chars would take a second '-' ("--5s") and give a
+  // negative value that the range check below does not cover.
+  const bool digit_first = !s.empty() && std::isdigit(static_cast<unsigned char>(s.front()));
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-  if (ec != std::errc() || ptr == s.data()) {
+  if (!digit_first || ec != std::errc() || ptr == s.data()) {
     return arrow::Status::Invalid("'", original,
                                   "' is not a duration; write a whole number with a unit, "
                                   "e.g. \"10s\", \"500ms\", \"5m\", \"1h\", \"1d\"");

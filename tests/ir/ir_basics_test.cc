@@ -24,6 +24,18 @@ TEST(Duration, FormatParseRoundTrip) {
   EXPECT_FALSE(ParseDuration("").ok());
 }
 
+// Found by fuzzing under UBSan: a second sign made from_chars read a
+// negative number whose scaling overflowed.
+TEST(Duration, OneSignAtMostAndNoOverflow) {
+  EXPECT_FALSE(ParseDuration("--5s").ok());
+  EXPECT_FALSE(ParseDuration("--9223372036854775808m").ok());
+  EXPECT_FALSE(ParseDuration("-+5s").ok());
+  EXPECT_FALSE(ParseDuration("9223372036854775807m").ok());
+  EXPECT_FALSE(ParseDuration("- 5s").ok());
+  EXPECT_EQ(*ParseDuration("-5s"), -5000);
+  EXPECT_EQ(*ParseDuration("+5s"), 5000);
+}
+
 TEST(TypeNames, RoundTripAndAliases) {
   for (const char* t : {"bigint", "string", "decimal(12,3)", "array<int>", "map<string,bigint>",
                         "struct<a: int, b: array<string>>", "timestamp", "timestamp_ltz",
