@@ -13,6 +13,7 @@
 #include "thund/duration.h"
 #include "thund/validate.h"
 #include "thund/json_text.h"
+#include "common/text.h"
 
 namespace thund::cli {
 namespace {
@@ -32,11 +33,6 @@ struct FlowPlan {
   std::vector<std::string> capabilities;
 };
 
-std::string Join(const std::vector<std::string>& v, const char* sep = ", ") {
-  std::string out;
-  for (size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
-  return out;
-}
 
 std::vector<std::string> Reads(const FlowPlan& fp) {
   std::vector<std::string> reads = fp.inputs;
@@ -100,8 +96,8 @@ void PrintHuman(const Pipeline& p, const std::vector<FlowPlan>& plan) {
     }
     if (f.cdc) std::cout << "      " << f.cdc->ToString() << "\n";
     std::vector<std::string> reads = Reads(fp);
-    std::cout << "      reads: " << (reads.empty() ? "(nothing)" : Join(reads)) << "\n";
-    std::cout << "      needs: " << Join(fp.capabilities) << "\n";
+    std::cout << "      reads: " << (reads.empty() ? "(nothing)" : text::Join(reads, ", ")) << "\n";
+    std::cout << "      needs: " << text::Join(fp.capabilities, ", ") << "\n";
   }
 }
 

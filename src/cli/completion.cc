@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include <CLI/CLI.hpp>
+#include "common/text.h"
 
 namespace thund::cli {
 namespace {
@@ -49,11 +50,6 @@ std::string Short(const std::string& text) {
   return out;
 }
 
-std::string Join(const std::vector<std::string>& items, const char* sep = " ") {
-  std::string out;
-  for (const auto& i : items) out += (out.empty() ? "" : sep) + i;
-  return out;
-}
 
 std::string FunctionName(const std::string& program) {
   std::string out = "_";
@@ -108,7 +104,7 @@ std::string BashCompletion(const std::vector<CompletionCommand>& commands,
     << "    esac\n"
     << "  done\n"
     << "  if [[ -z \"$sub\" ]]; then\n"
-    << "    COMPREPLY=($(compgen -W \"" << Join(names) << " --help --version\" -- \"$cur\"))\n"
+    << "    COMPREPLY=($(compgen -W \"" << text::Join(names, " ") << " --help --version\" -- \"$cur\"))\n"
     << "    return 0\n"
     << "  fi\n"
     << "  opts=\"\"; words=\"\"\n"
@@ -117,15 +113,15 @@ std::string BashCompletion(const std::vector<CompletionCommand>& commands,
     std::vector<std::string> opts;
     for (const auto& o : c.options) opts.insert(opts.end(), o.names.begin(), o.names.end());
     s << "    " << c.name << ")\n"
-      << "      opts=\"" << Join(opts) << "\"\n";
+      << "      opts=\"" << text::Join(opts, " ") << "\"\n";
     if (!c.positional_choices.empty()) {
-      s << "      words=\"" << Join(c.positional_choices) << "\"\n";
+      s << "      words=\"" << text::Join(c.positional_choices, " ") << "\"\n";
     }
     std::ostringstream cases;
     for (const auto& o : c.options) {
       if (o.choices.empty()) continue;
-      cases << "        " << Join(o.names, "|") << ") COMPREPLY=($(compgen -W \""
-            << Join(o.choices) << "\" -- \"$cur\")); return 0 ;;\n";
+      cases << "        " << text::Join(o.names, "|") << ") COMPREPLY=($(compgen -W \""
+            << text::Join(o.choices, " ") << "\" -- \"$cur\")); return 0 ;;\n";
     }
     if (!cases.str().empty()) {
       s << "      case \"$prev\" in\n" << cases.str() << "      esac\n";
@@ -173,13 +169,13 @@ std::string ZshCompletion(const std::vector<CompletionCommand>& commands,
         s << " \\\n        '" << n << "[" << o.description << "]";
         if (o.takes_value) {
           s << ":value:";
-          s << (o.choices.empty() ? "_files" : "(" + Join(o.choices) + ")");
+          s << (o.choices.empty() ? "_files" : "(" + text::Join(o.choices, " ") + ")");
         }
         s << "'";
       }
     }
     s << " \\\n        '*:argument:"
-      << (c.positional_choices.empty() ? "_files" : "(" + Join(c.positional_choices) + ")")
+      << (c.positional_choices.empty() ? "_files" : "(" + text::Join(c.positional_choices, " ") + ")")
       << "'\n      ;;\n";
   }
   s << "  esac\n"
@@ -207,11 +203,11 @@ std::string FishCompletion(const std::vector<CompletionCommand>& commands,
     for (const auto& o : c.options) {
       s << "complete -c " << program << cond;
       for (const auto& n : o.names) s << (n.rfind("--", 0) == 0 ? " -l " + n.substr(2) : " -s " + n.substr(1));
-      if (o.takes_value) s << " -r" << (o.choices.empty() ? " -F" : " -f -a '" + Join(o.choices) + "'");
+      if (o.takes_value) s << " -r" << (o.choices.empty() ? " -F" : " -f -a '" + text::Join(o.choices, " ") + "'");
       s << " -d '" << o.description << "'\n";
     }
     s << "complete -c " << program << cond
-      << (c.positional_choices.empty() ? " -F" : " -f -a '" + Join(c.positional_choices) + "'")
+      << (c.positional_choices.empty() ? " -F" : " -f -a '" + text::Join(c.positional_choices, " ") + "'")
       << "\n";
   }
   return s.str();

@@ -8,11 +8,12 @@
 #include <set>
 
 #include "ir/validate_internal.h"
+#include "common/text.h"
 
 namespace thund::internal {
 namespace {
 
-bool IsBlank(const std::string& s) { return s.find_first_not_of(" \t\r\n") == std::string::npos; }
+using text::IsBlank;
 
 void CheckExpectations(const ValidateContext& ctx, size_t i, Diagnostics* out) {
   const Pipeline& p = ctx.p;

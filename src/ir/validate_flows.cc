@@ -3,11 +3,12 @@
 #include <variant>
 
 #include "ir/validate_internal.h"
+#include "common/text.h"
 
 namespace thund::internal {
 namespace {
 
-bool IsBlank(const std::string& s) { return s.find_first_not_of(" \t\r\n") == std::string::npos; }
+using text::IsBlank;
 
 // Targets a source flow may write: the stored, append-capable kinds and sinks.
 // Materialized views and views are defined by a query.

@@ -9,6 +9,7 @@
 #include "engine/batch/schema_conform.h"
 #include "engine/fs/filesystem_uri.h"
 #include "thund/sql_dialect.h"
+#include "common/clock.h"
 
 namespace thund::native {
 
@@ -16,11 +17,6 @@ using engine::batch::BadRowsMode;
 
 namespace {
 
-int64_t SteadyMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 // Runs `query` wrapped with the expectations; maps errors to the flow.
 arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> OpenQuery(

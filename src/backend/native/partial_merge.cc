@@ -23,7 +23,9 @@ int64_t FloorMicros(int64_t value, arrow::TimeUnit::type unit) {
   return value;
 }
 
-namespace {
+// Named, not anonymous: MergerParts (declared in the header) holds these
+// types, and a field whose type has internal linkage is an error in a unity build.
+namespace partial_merge_detail {
 
 enum class Fold { kSum, kMin, kMax, kAnd, kOr };
 
@@ -397,7 +399,8 @@ bool SameTypes(const arrow::Schema& a, const arrow::Schema& b) {
   return true;
 }
 
-}  // namespace
+}  // namespace partial_merge_detail
+using namespace partial_merge_detail;
 
 // What a PartialMerger holds.
 struct MergerParts {

@@ -11,6 +11,7 @@
 #include "engine/batch/sink_writer.h"
 #include "engine/fs/durable.h"
 #include "engine/fs/filesystem_uri.h"
+#include "common/clock.h"
 
 namespace thund::native {
 namespace {
@@ -18,11 +19,6 @@ namespace {
 using engine::checkpoint::EpochManifest;
 using Json = nlohmann::json;
 
-int64_t SteadyMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 std::string Config(const Pipeline& p, const std::string& key) {
   auto it = p.configuration.find(key);

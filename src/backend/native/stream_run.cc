@@ -17,15 +17,11 @@
 #include "engine/stream/output_mode.h"
 #include "ir/validate_internal.h"
 #include "thund/validate.h"
+#include "common/clock.h"
 
 namespace thund::native {
 namespace {
 
-int64_t SteadyMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 // "2026-01-01T00:00:05.250Z"
 std::string FormatMicros(int64_t us) {

@@ -4,16 +4,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include "common/text.h"
 
 namespace thund::engine::keyed {
 namespace {
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 bool EndsWith(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() &&
@@ -81,7 +76,7 @@ void SortByPath(std::vector<DataFile>* files) {
 }  // namespace
 
 arrow::Result<FileFormat> ParseFileFormat(const std::string& text) {
-  const std::string t = Lower(text);
+  const std::string t = text::AsciiLower(text);
   if (t == "parquet") return FileFormat::kParquet;
   if (t == "csv") return FileFormat::kCsv;
   if (t == "json" || t == "ndjson" || t == "jsonl") return FileFormat::kJson;
@@ -89,7 +84,7 @@ arrow::Result<FileFormat> ParseFileFormat(const std::string& text) {
 }
 
 std::optional<FileFormat> FormatOfPath(std::string_view path) {
-  const std::string p = Lower(BaseName(path));
+  const std::string p = text::AsciiLower(BaseName(path));
   if (EndsWith(p, ".parquet") || EndsWith(p, ".pq")) return FileFormat::kParquet;
   if (EndsWith(p, ".csv")) return FileFormat::kCsv;
   if (EndsWith(p, ".json") || EndsWith(p, ".jsonl") || EndsWith(p, ".ndjson")) {

@@ -6,15 +6,11 @@
 #include <cctype>
 
 #include "engine/keyed/memory_pool.h"
+#include "common/text.h"
 
 namespace thund::engine::keyed {
 namespace {
 
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
 
 // Width in bytes of a fixed-width keyable type, -1 for variable width, or an
 // error saying why the type cannot be a key.
@@ -71,7 +67,7 @@ std::shared_ptr<arrow::DataType> ValueType(const std::shared_ptr<arrow::DataType
   return type;
 }
 
-std::string ColumnList(const arrow::Schema& schema) {
+std::string ColumnsOrNone(const arrow::Schema& schema) {
   std::string out;
   for (int i = 0; i < schema.num_fields(); ++i) {
     if (i > 0) out += ", ";
@@ -98,10 +94,10 @@ int FindColumn(const arrow::Schema& schema, const std::string& name) {
   int exact = schema.GetFieldIndex(name);
   if (exact >= 0) return exact;
   if (schema.GetAllFieldIndices(name).size() > 1) return -2;
-  const std::string want = Lower(name);
+  const std::string want = text::AsciiLower(name);
   int found = -1;
   for (int i = 0; i < schema.num_fields(); ++i) {
-    if (Lower(schema.field(i)->name()) == want) {
+    if (text::AsciiLower(schema.field(i)->name()) == want) {
       if (found >= 0) return -2;
       found = i;
     }
@@ -130,7 +126,7 @@ arrow::Result<KeySpec> KeySpec::Make(const arrow::Schema& written,
     if (i < 0) {
       return arrow::Status::Invalid(
           where, ": key column '", key,
-          "' is not a column of the rows being written (columns: ", ColumnList(written), ")");
+          "' is not a column of the rows being written (columns: ", ColumnsOrNone(written), ")");
     }
     auto type = ValueType(written.field(i)->type());
     auto width = KeyWidth(*type);
@@ -169,7 +165,7 @@ arrow::Result<std::vector<int>> KeySpec::Resolve(const arrow::Schema& schema,
     }
     if (i < 0) {
       return arrow::Status::Invalid(where, ": key column '", name,
-                                    "' is missing (columns: ", ColumnList(schema),
+                                    "' is missing (columns: ", ColumnsOrNone(schema),
                                     "); every file of the target must hold the key columns");
     }
     out.push_back(i);

@@ -5,14 +5,11 @@
 #include <functional>
 #include <optional>
 #include <set>
+#include "common/text.h"
 
 namespace thund::engine::keyed::placement_internal {
 
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
+std::string Lower(std::string s) { return text::AsciiLower(s); }
 
 namespace {
 
