@@ -34,9 +34,7 @@ class CliTest : public ::testing::Test {
     std::ofstream(p) << text;
     return p.string();
   }
-  CommandResult Thund(const std::string& args) {
-    return RunCommand(ShellQuote(THUND_BINARY) + " " + args);
-  }
+  CommandResult Thund(const std::string& args) { return RunThund(args); }
 
   fs::path dir_;
 };

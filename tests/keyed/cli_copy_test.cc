@@ -24,9 +24,7 @@ class CliCopyTest : public ::testing::Test {
     oracle_.Exec("COPY (SELECT i AS id, 'v' || i AS v FROM range(1000) t(i)) TO '" + src_ +
                  "' (FORMAT parquet)");
   }
-  CommandResult Thund(const std::string& args) {
-    return RunCommand(ShellQuote(THUND_BINARY) + " copy " + args);
-  }
+  CommandResult Thund(const std::string& args) { return RunThund("copy " + args); }
   std::string Paths() const { return ShellQuote(src_) + " " + ShellQuote(dst_); }
 
   ScratchDir dir_;

@@ -61,27 +61,6 @@ std::shared_ptr<arrow::Table> Events(int64_t n) {
       {a, b, c, d});
 }
 
-// Sensor readings at `seconds` after 2026-01-01 UTC (a timestamp with a time
-// zone: Spark's event time must be TIMESTAMP, not TIMESTAMP_NTZ).
-std::shared_ptr<arrow::Table> Readings(const std::vector<int64_t>& seconds) {
-  arrow::TimestampBuilder ts(arrow::timestamp(arrow::TimeUnit::MICRO, "UTC"),
-                             arrow::default_memory_pool());
-  arrow::StringBuilder sensor;
-  arrow::Int64Builder value;
-  const int64_t base = 1767225600LL * 1000000;  // 2026-01-01T00:00:00Z
-  for (size_t i = 0; i < seconds.size(); ++i) {
-    EXPECT_TRUE(ts.Append(base + seconds[i] * 1000000).ok());
-    EXPECT_TRUE(sensor.Append(i % 3 == 0 ? "a" : "b").ok());
-    EXPECT_TRUE(value.Append(static_cast<int64_t>(i * 7 % 11)).ok());
-  }
-  std::shared_ptr<arrow::Array> a, b, c;
-  EXPECT_TRUE(ts.Finish(&a).ok() && sensor.Finish(&b).ok() && value.Finish(&c).ok());
-  return arrow::Table::Make(
-      arrow::schema({arrow::field("ts", a->type()), arrow::field("sensor", arrow::utf8()),
-                     arrow::field("value", arrow::int64())}),
-      {a, b, c});
-}
-
 // A schema no earlier run on the same server used: the server's catalog
 // outlives a test, and the stock CLI leaves a table's old state behind.
 std::string UniqueSchema(const std::string& stem) {
@@ -129,6 +108,22 @@ class PythonProjectsTest : public thund::testing::SparkFixture {
                     "run --remote " + remote_ + " --full-refresh-all --spec spark-pipeline.yml");
   }
 
+  // Runs the Python project `py` and its SQL twin `sql` with `args`; each of
+  // `tables` must hold the same rows in both.
+  void ExpectPythonEqualsSql(const fs::path& py, const fs::path& sql,
+                             const std::vector<std::string>& tables, const std::string& args) {
+    for (const fs::path& dir : {py, sql}) {
+      CommandResult r = Thund("run " + ShellQuote(dir.string()) + " " + args);
+      ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    }
+    for (const std::string& t : tables) {
+      SCOPED_TRACE(t + " (" + args + ")");
+      auto from_python = Rows(py.string(), t, false);
+      auto from_sql = Rows(sql.string(), t, false);
+      ASSERT_TRUE(from_python && from_sql);
+      EXPECT_TRUE(TablesEqualUnordered(*from_sql, *from_python));
+    }
+  }
 };
 
 TEST_F(PythonProjectsTest, TheSparkPipelinesInitProjectRunsNativelyAsOnSpark) {
@@ -372,14 +367,9 @@ TEST_F(PythonProjectsTest, AutoCdcFromPythonEqualsTheSqlForm) {
                 "CREATE FLOW users AS AUTO CDC INTO users FROM STREAM(changes) KEYS (id)\n"
                 "APPLY AS DELETE WHEN op = 'd' SEQUENCE BY seq COLUMNS * EXCEPT (op)\n"
                 "STORED AS SCD TYPE 1;\n");
-  for (const fs::path& dir : {py, sql}) {
-    CommandResult r = Thund("run " + ShellQuote(dir.string()) + " --events none");
-    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  }
+  ExpectPythonEqualsSql(py, sql, {"users"}, "--events none");
   auto from_python = Rows(py.string(), "users", false);
-  auto from_sql = Rows(sql.string(), "users", false);
-  ASSERT_TRUE(from_python && from_sql);
-  EXPECT_TRUE(TablesEqualUnordered(*from_sql, *from_python));
+  ASSERT_TRUE(from_python);
   EXPECT_EQ(from_python->num_rows(), 2);  // 1 (a2, its latest) and 3; 2 was deleted
 }
 
@@ -446,18 +436,8 @@ TEST_F(PythonProjectsTest, AutoCdcColumnListsAndTrackedHistoryEqualTheSqlForm) {
                 "APPLY AS DELETE WHEN op = 'd' SEQUENCE BY seq COLUMNS * EXCEPT (op)\n"
                 "STORED AS SCD TYPE 2 TRACK HISTORY ON * EXCEPT (city);\n");
   for (const char* mode : {"recompute", "incremental"}) {
-    for (const fs::path& dir : {py, sql}) {
-      CommandResult r = Thund("run " + ShellQuote(dir.string()) +
-                              " --events none --full-refresh-all --streaming-mode " + mode);
-      ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-    }
-    for (const char* t : {"latest", "by_name", "but_city"}) {
-      SCOPED_TRACE(std::string(t) + " " + mode);
-      auto from_python = Rows(py.string(), t, false);
-      auto from_sql = Rows(sql.string(), t, false);
-      ASSERT_TRUE(from_python && from_sql);
-      EXPECT_TRUE(TablesEqualUnordered(*from_sql, *from_python));
-    }
+    ExpectPythonEqualsSql(py, sql, {"latest", "by_name", "but_city"},
+                          std::string("--events none --full-refresh-all --streaming-mode ") + mode);
   }
   auto latest = Rows(py.string(), "latest", false);
   ASSERT_TRUE(latest);

@@ -135,27 +135,6 @@ TEST_F(SparkBackendTest, StreamingProjectGivesTheSameDatasetsRunAfterRun) {
   }
 }
 
-// Sensor readings at `seconds` after 2026-01-01 UTC (a timestamp with a time
-// zone: Spark's event time must be TIMESTAMP, not TIMESTAMP_NTZ).
-std::shared_ptr<arrow::Table> Readings(const std::vector<int64_t>& seconds) {
-  arrow::TimestampBuilder ts(arrow::timestamp(arrow::TimeUnit::MICRO, "UTC"),
-                             arrow::default_memory_pool());
-  arrow::StringBuilder sensor;
-  arrow::Int64Builder value;
-  const int64_t base = 1767225600LL * 1000000;  // 2026-01-01T00:00:00Z
-  for (size_t i = 0; i < seconds.size(); ++i) {
-    EXPECT_TRUE(ts.Append(base + seconds[i] * 1000000).ok());
-    EXPECT_TRUE(sensor.Append(i % 3 == 0 ? "a" : "b").ok());
-    EXPECT_TRUE(value.Append(static_cast<int64_t>(i * 7 % 11)).ok());
-  }
-  std::shared_ptr<arrow::Array> a, b, c;
-  EXPECT_TRUE(ts.Finish(&a).ok() && sensor.Finish(&b).ok() && value.Finish(&c).ok());
-  return arrow::Table::Make(
-      arrow::schema({arrow::field("ts", a->type()), arrow::field("sensor", arrow::utf8()),
-                     arrow::field("value", arrow::int64())}),
-      {a, b, c});
-}
-
 TEST_F(SparkBackendTest, WindowsInTheQueryCloseTheSameOnBothBackends) {
   WriteParquet(Input() / "readings" / "a.parquet", Readings({1, 5, 30, 61, 62, 95, 125, 150}));
   const std::string native = Project("windows", "native", "corpus_windows");

@@ -48,6 +48,27 @@ inline arrow::Result<std::shared_ptr<arrow::Table>> ReadParquetDir(const std::st
   return session->Query("SELECT * FROM read_parquet('" + dir + "/**/*.parquet')");
 }
 
+// Sensor readings at `seconds` after 2026-01-01 UTC (a timestamp with a time
+// zone: Spark's event time must be TIMESTAMP, not TIMESTAMP_NTZ).
+inline std::shared_ptr<arrow::Table> Readings(const std::vector<int64_t>& seconds) {
+  arrow::TimestampBuilder ts(arrow::timestamp(arrow::TimeUnit::MICRO, "UTC"),
+                             arrow::default_memory_pool());
+  arrow::StringBuilder sensor;
+  arrow::Int64Builder value;
+  const int64_t base = 1767225600LL * 1000000;  // 2026-01-01T00:00:00Z
+  for (size_t i = 0; i < seconds.size(); ++i) {
+    EXPECT_TRUE(ts.Append(base + seconds[i] * 1000000).ok());
+    EXPECT_TRUE(sensor.Append(i % 3 == 0 ? "a" : "b").ok());
+    EXPECT_TRUE(value.Append(static_cast<int64_t>(i * 7 % 11)).ok());
+  }
+  std::shared_ptr<arrow::Array> a, b, c;
+  EXPECT_TRUE(ts.Finish(&a).ok() && sensor.Finish(&b).ok() && value.Finish(&c).ok());
+  return arrow::Table::Make(
+      arrow::schema({arrow::field("ts", a->type()), arrow::field("sensor", arrow::utf8()),
+                     arrow::field("value", arrow::int64())}),
+      {a, b, c});
+}
+
 class SparkFixture : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -56,9 +77,7 @@ class SparkFixture : public ::testing::Test {
     remote_ = *remote;
   }
 
-  CommandResult Thund(const std::string& args) const {
-    return RunCommand(std::string(THUND_BINARY) + " " + args);
-  }
+  CommandResult Thund(const std::string& args) const { return RunThund(args); }
 
   // The dataset as each backend stored it.
   std::shared_ptr<arrow::Table> Rows(const std::string& project, const std::string& dataset,

@@ -73,4 +73,12 @@ inline std::string ShellQuote(const std::string& s) {
   return out + "'";
 }
 
+#ifdef THUND_BINARY
+// The thund CLI under test (THUND_BINARY: set by the test target) with `args`
+// (quoted by the caller).
+inline CommandResult RunThund(const std::string& args) {
+  return RunCommand(ShellQuote(THUND_BINARY) + " " + args);
+}
+#endif
+
 }  // namespace thund::testing
