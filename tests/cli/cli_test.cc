@@ -14,6 +14,7 @@ namespace {
 
 using testing::CommandResult;
 using testing::RunCommand;
+using testing::RunThund;
 using testing::ShellQuote;
 
 namespace fs = std::filesystem;

@@ -14,6 +14,7 @@ using testing::ReadTarget;
 using testing::ScratchDir;
 using thund::testing::CommandResult;
 using thund::testing::RunCommand;
+using thund::testing::RunThund;
 using thund::testing::ShellQuote;
 
 class CliCopyTest : public ::testing::Test {
