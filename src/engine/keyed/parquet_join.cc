@@ -324,13 +324,65 @@ arrow::Result<JoinedFooter> JoinFooters(const std::vector<JoinPart>& parts) {
   return JoinedFooter{w.Take(), rows, groups};
 }
 
+namespace {
+
+// What Arrow's reader sees of one column chunk, its offsets moved by `shift`.
+struct ChunkSeen {
+  int64_t data_page = 0, dictionary_page = 0, compressed = 0, values = 0;
+  bool has_dictionary = false;
+  int compression = 0;
+  bool operator==(const ChunkSeen&) const = default;
+};
+struct GroupSeen {
+  int64_t rows = 0;
+  std::vector<ChunkSeen> chunks;
+  bool operator==(const GroupSeen&) const = default;
+};
+
+// Every row group of `md` as Arrow's reader sees it (may throw: Arrow reads
+// column chunks lazily and checks them then).
+void SeeGroups(const parquet::FileMetaData& md, int64_t shift, std::vector<GroupSeen>* out) {
+  auto moved = [&](int64_t v) { return v > 0 ? v + shift : v; };
+  for (int g = 0; g < md.num_row_groups(); ++g) {
+    auto rg = md.RowGroup(g);
+    GroupSeen seen;
+    seen.rows = rg->num_rows();
+    for (int c = 0; c < rg->num_columns(); ++c) {
+      auto chunk = rg->ColumnChunk(c);
+      ChunkSeen x;
+      x.data_page = moved(chunk->data_page_offset());
+      x.has_dictionary = chunk->has_dictionary_page();
+      x.dictionary_page = x.has_dictionary ? moved(chunk->dictionary_page_offset()) : 0;
+      x.compressed = chunk->total_compressed_size();
+      x.values = chunk->num_values();
+      x.compression = static_cast<int>(chunk->compression());
+      seen.chunks.push_back(x);
+    }
+    out->push_back(std::move(seen));
+  }
+}
+
+}  // namespace
+
 arrow::Status CheckJoinedAsArrowReadsIt(const std::vector<JoinPart>& parts,
                                         const JoinedFooter& joined) {
+  // Every exception of Arrow's reader here is a footer it refuses: the files
+  // are then decoded and written anew (where a part's own footer is the one
+  // refused, that fails as it would have without joining).
+  std::vector<GroupSeen> expected;
+  try {
+    for (const JoinPart& p : parts) {
+      auto in = parquet::FileMetaData::Make(p.footer.data(), static_cast<int64_t>(p.footer.size()));
+      SeeGroups(*in, p.shift, &expected);
+    }
+  } catch (const std::exception& e) {
+    return CannotJoin(std::string("a file's footer is not one Arrow's reader reads whole (") +
+                      e.what() + ")");
+  }
   auto refuse = [](const std::string& what) {
     return CannotJoin("the joined footer " + what + " as Arrow's reader sees it");
   };
-  // Every exception of Arrow's reader here is a footer it refuses: the files
-  // are then decoded and written anew.
+  std::vector<GroupSeen> got;
   try {
     const std::string& bytes = joined.bytes;
     auto out = parquet::FileMetaData::Make(bytes.data(), static_cast<int64_t>(bytes.size()));
@@ -339,36 +391,16 @@ arrow::Status CheckJoinedAsArrowReadsIt(const std::vector<JoinPart>& parts,
                     std::to_string(out->num_row_groups()) + " row groups, not " +
                     std::to_string(joined.rows) + " in " + std::to_string(joined.row_groups));
     }
-    int out_group = 0;
-    for (const JoinPart& p : parts) {
-      auto in = parquet::FileMetaData::Make(p.footer.data(), static_cast<int64_t>(p.footer.size()));
-      auto moved = [&](int64_t v) { return v > 0 ? v + p.shift : v; };
-      for (int g = 0; g < in->num_row_groups(); ++g, ++out_group) {
-        if (out_group >= out->num_row_groups()) return refuse("lost row groups");
-        auto a = in->RowGroup(g);
-        auto b = out->RowGroup(out_group);
-        if (a->num_rows() != b->num_rows() || a->num_columns() != b->num_columns()) {
-          return refuse("changed row group " + std::to_string(out_group));
-        }
-        for (int c = 0; c < a->num_columns(); ++c) {
-          auto x = a->ColumnChunk(c);
-          auto y = b->ColumnChunk(c);
-          const bool same =
-              moved(x->data_page_offset()) == y->data_page_offset() &&
-              x->has_dictionary_page() == y->has_dictionary_page() &&
-              (!x->has_dictionary_page() ||
-               moved(x->dictionary_page_offset()) == y->dictionary_page_offset()) &&
-              x->total_compressed_size() == y->total_compressed_size() &&
-              x->num_values() == y->num_values() && x->compression() == y->compression();
-          if (!same) {
-            return refuse("places column " + std::to_string(c) + " of row group " +
-                          std::to_string(out_group) + " elsewhere than its file does");
-          }
-        }
-      }
-    }
+    SeeGroups(*out, 0, &got);
   } catch (const std::exception& e) {
     return refuse(std::string("does not parse (") + e.what() + ")");
+  }
+  if (got.size() != expected.size()) return refuse("has other row groups");
+  for (size_t g = 0; g < got.size(); ++g) {
+    if (!(got[g] == expected[g])) {
+      return refuse("places row group " + std::to_string(g) +
+                    " (rows, sizes or page offsets) elsewhere than its file does");
+    }
   }
   return arrow::Status::OK();
 }
