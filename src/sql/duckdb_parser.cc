@@ -25,9 +25,10 @@ namespace thund::internal {
 namespace {
 
 // DuckDB's C API turns most of its exceptions into error results, but not
-// every one (std::bad_alloc out of a binder was seen escaping under the
-// fuzzer, fuzz/findings history): whatever it throws becomes a Status here,
-// so no caller of the parser or binder ever sees an exception.
+// every entry point catches (duckdb_fetch_chunk, for one, allocates without a
+// guard): whatever a call throws becomes a Status here, so no caller of the
+// parser or binder ever sees an exception (issue 21: exceptions from
+// libraries never reach std::terminate).
 template <typename F>
 auto GuardDuckDb(const char* step, F&& fn) -> decltype(fn()) {
   try {
