@@ -4,7 +4,9 @@
 // how far their pages move; the rest is the footer (a serialized
 // FileMetaData). Invariants: no crash; and when Arrow's own reader accepts the
 // footer and ours joins it, Arrow accepts the joined footer, with the rows
-// and row groups summed (the check WriteJoinedParquet makes before writing).
+// and row groups summed, and finds every part's row groups in it with their
+// page offsets moved by the part's shift (CheckJoinedAsArrowReadsIt, the
+// check WriteJoinedParquet makes before writing).
 #include <parquet/exception.h>
 #include <parquet/metadata.h>
 
@@ -46,6 +48,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   FuzzCheck(result->num_rows() == joined->rows && joined->rows == copies * original->num_rows(),
             "joined footer's row count is not the sum");
+  // Every row group where Arrow sees it, its page offsets moved by its shift
+  // (unless Arrow refuses the part's own footer when reading it whole).
+  const arrow::Status seen = keyed::CheckJoinedAsArrowReadsIt(parts, *joined);
+  const bool part_unreadable =
+      seen.message().find("a file's footer is not one Arrow's reader reads whole") !=
+      std::string::npos;
+  if (!seen.ok() && !part_unreadable) std::fprintf(stderr, "%s\n", seen.ToString().c_str());
+  FuzzCheck(seen.ok() || part_unreadable, "Arrow reads the joined footer otherwise than the parts");
   FuzzCheck(result->num_row_groups() == joined->row_groups &&
                 joined->row_groups == copies * original->num_row_groups(),
             "joined footer's row group count is not the sum");

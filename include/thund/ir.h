@@ -64,6 +64,11 @@ enum class KeyMatch {
   kExact,  // by value: never wrong
   kHash,   // by 128-bit hash: less memory; a hash collision skips a new row
 };
+// Keyed writes: how the target's keys are held (a fast-path switch).
+enum class KeyIndex {
+  kRows,   // row numbers behind a Bloom filter where that applies (the fast path)
+  kTable,  // the keys' bytes in a hash table (its plain twin)
+};
 enum class GeneratorKind { kKeyedEvents, kNexmarkPerson, kNexmarkAuction, kNexmarkBid, kNexmark };
 enum class StartingOffsets { kEarliest, kLatest };  // Kafka
 
@@ -81,6 +86,7 @@ const char* Name(WriteMode v);        // "append" | "overwrite" | "merge"
 const char* Name(DuplicateKeys v);    // "first" | "all"
 const char* Name(NullKeys v);         // "error" | "drop"
 const char* Name(KeyMatch v);         // "exact" | "hash"
+const char* Name(KeyIndex v);         // "rows" | "table"
 const char* Name(GeneratorKind v);    // "keyed_events" | "nexmark_person" | ... | "nexmark"
 const char* Name(StartingOffsets v);  // "earliest" | "latest"
 std::optional<DatasetKind> ParseDatasetKind(std::string_view s);
@@ -95,6 +101,7 @@ std::optional<WriteMode> ParseWriteMode(std::string_view s);
 std::optional<DuplicateKeys> ParseDuplicateKeys(std::string_view s);
 std::optional<NullKeys> ParseNullKeys(std::string_view s);
 std::optional<KeyMatch> ParseKeyMatch(std::string_view s);
+std::optional<KeyIndex> ParseKeyIndex(std::string_view s);
 std::optional<GeneratorKind> ParseGeneratorKind(std::string_view s);
 std::optional<StartingOffsets> ParseStartingOffsets(std::string_view s);
 
@@ -158,6 +165,21 @@ struct KeyedWriteTuning {
   int64_t buckets = 0;     // 0 = derived from threads
   int64_t threads = 0;     // 0 = machine cores
   int64_t batch_size = 0;  // 0 = engine default
+  // Fast-path switches, one per `thund copy` switch (--no-settle, ...,
+  // --key-index, --plain; docs/keyed-writes.md "Fast paths and their
+  // switches"). Each fast path has a plain twin that lands the same rows.
+  // Defaults: every fast path on. `plain` turns all of them off, whatever the
+  // fields before it say. settle, passthrough, join and direct_io concern
+  // whole source files committed unchanged, which only `thund copy` does
+  // today; `thund run` carries them (KeyedWriteOptions / OutputOptions).
+  bool settle = true;
+  bool passthrough = true;
+  bool join = true;
+  bool direct_io = true;
+  KeyIndex key_index = KeyIndex::kRows;
+  bool memory_pool = true;
+  bool huge_pages = true;
+  bool plain = false;
 
   bool operator==(const KeyedWriteTuning&) const = default;
 };

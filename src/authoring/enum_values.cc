@@ -45,6 +45,14 @@ ParsedValue<KeyMatch> ParseKeyedKeyMatch(std::string_view text) {
        "a hash collision skips a new row)"});
 }
 
+ParsedValue<KeyIndex> ParseKeyedKeyIndex(std::string_view text) {
+  return Parse<KeyIndex>(
+      text, ParseKeyIndex, std::optional(KeyIndex::kRows),
+      {"keyed-write-value", "keyed_write key_index " + Quote(text) + " is not supported",
+       "use rows (row numbers behind a Bloom filter where that applies, the default) or table "
+       "(the keys' bytes in a hash table: the plain twin)"});
+}
+
 ParsedValue<std::optional<FileFormat>> ParseStorageFormat(std::string_view text) {
   return Parse<std::optional<FileFormat>>(
       text, ParseFileFormat, std::optional<std::optional<FileFormat>>(std::in_place, std::nullopt),

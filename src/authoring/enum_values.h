@@ -27,6 +27,7 @@ using ParsedValue = std::variant<T, BadValue>;
 ParsedValue<DuplicateKeys> ParseKeyedDuplicates(std::string_view text);
 ParsedValue<NullKeys> ParseKeyedNullKeys(std::string_view text);
 ParsedValue<KeyMatch> ParseKeyedKeyMatch(std::string_view text);
+ParsedValue<KeyIndex> ParseKeyedKeyIndex(std::string_view text);
 ParsedValue<std::optional<FileFormat>> ParseStorageFormat(std::string_view text);
 ParsedValue<std::optional<WriteMode>> ParseStorageMode(std::string_view text);
 // File sources, generators and Kafka: code "source-spec"; no empty default

@@ -71,6 +71,8 @@ constexpr std::pair<NullKeys, const char*> kNullKeys[] = {{NullKeys::kError, "er
                                                           {NullKeys::kDrop, "drop"}};
 constexpr std::pair<KeyMatch, const char*> kKeyMatches[] = {{KeyMatch::kExact, "exact"},
                                                             {KeyMatch::kHash, "hash"}};
+constexpr std::pair<KeyIndex, const char*> kKeyIndexes[] = {{KeyIndex::kRows, "rows"},
+                                                            {KeyIndex::kTable, "table"}};
 constexpr std::pair<GeneratorKind, const char*> kGeneratorKinds[] = {
     {GeneratorKind::kKeyedEvents, "keyed_events"},
     {GeneratorKind::kNexmarkPerson, "nexmark_person"},
@@ -115,6 +117,7 @@ const char* Name(WriteMode v) { return EnumName(v, kWriteModes); }
 const char* Name(DuplicateKeys v) { return EnumName(v, kDuplicateKeys); }
 const char* Name(NullKeys v) { return EnumName(v, kNullKeys); }
 const char* Name(KeyMatch v) { return EnumName(v, kKeyMatches); }
+const char* Name(KeyIndex v) { return EnumName(v, kKeyIndexes); }
 const char* Name(GeneratorKind v) { return EnumName(v, kGeneratorKinds); }
 const char* Name(StartingOffsets v) { return EnumName(v, kStartingOffsets); }
 std::optional<DatasetKind> ParseDatasetKind(std::string_view s) { return ParseEnum(s, kDatasetKinds); }
@@ -135,6 +138,7 @@ std::optional<DuplicateKeys> ParseDuplicateKeys(std::string_view s) {
 }
 std::optional<NullKeys> ParseNullKeys(std::string_view s) { return ParseEnum(s, kNullKeys); }
 std::optional<KeyMatch> ParseKeyMatch(std::string_view s) { return ParseEnum(s, kKeyMatches); }
+std::optional<KeyIndex> ParseKeyIndex(std::string_view s) { return ParseEnum(s, kKeyIndexes); }
 std::optional<GeneratorKind> ParseGeneratorKind(std::string_view s) {
   return ParseEnum(s, kGeneratorKinds);
 }
@@ -204,6 +208,17 @@ std::string KeyedWrite::ToString() const {
   if (duplicates != DuplicateKeys::kFirst) out += std::string(", duplicates=") + Name(duplicates);
   if (null_keys != NullKeys::kError) out += std::string(", null_keys=") + Name(null_keys);
   if (key_match != KeyMatch::kExact) out += std::string(", key_match=") + Name(key_match);
+  for (auto [on, name] : {std::pair{tuning.settle, "settle"},
+                          std::pair{tuning.passthrough, "passthrough"},
+                          std::pair{tuning.join, "join"}, std::pair{tuning.direct_io, "direct_io"}}) {
+    if (!on) out += std::string(", ") + name + "=false";
+  }
+  if (tuning.key_index != KeyIndex::kRows) {
+    out += std::string(", key_index=") + Name(tuning.key_index);
+  }
+  if (!tuning.memory_pool) out += ", memory_pool=false";
+  if (!tuning.huge_pages) out += ", huge_pages=false";
+  if (tuning.plain) out += ", plain=true";
   return out + "}";
 }
 

@@ -13,13 +13,38 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <exception>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <unordered_map>
 #include <vector>
 
 namespace thund::internal {
+namespace {
+
+// DuckDB's C API turns most of its exceptions into error results, but not
+// every entry point catches (duckdb_fetch_chunk, for one, allocates without a
+// guard): whatever a call throws becomes a Status here, so no caller of the
+// parser or binder ever sees an exception (issue 21: exceptions from
+// libraries never reach std::terminate).
+template <typename F>
+auto GuardDuckDb(const char* step, F&& fn) -> decltype(fn()) {
+  try {
+    return fn();
+  } catch (const std::bad_alloc&) {
+    return arrow::Status::OutOfMemory("DuckDB ran out of memory while ", step,
+                                      "; simplify the query or free memory");
+  } catch (const std::exception& e) {
+    return arrow::Status::UnknownError("DuckDB failed while ", step, ": ", e.what());
+  } catch (...) {
+    return arrow::Status::UnknownError("DuckDB failed while ", step, " (an unknown exception)");
+  }
+}
+
+}  // namespace
+
 namespace {
 
 // Spark SQL aggregates that DuckDB does not define under the same name.
@@ -56,6 +81,20 @@ class ParserDb {
   arrow::Result<std::vector<std::string>> QueryStrings(const char* sql,
                                                        std::optional<std::string_view> param) {
     std::lock_guard<std::mutex> lock(mu_);
+    return GuardDuckDb("parsing SQL", [&] { return QueryStringsLocked(sql, param); });
+  }
+
+  // Runs `fn(connection)` under the connection's lock; what it throws is an error.
+  template <typename Fn>
+  auto WithConnection(Fn&& fn) -> decltype(fn(duckdb_connection{})) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!open_error_.empty()) return arrow::Status::IOError("DuckDB parser: ", open_error_);
+    return GuardDuckDb("binding SQL", [&] { return fn(con_); });
+  }
+
+ private:
+  arrow::Result<std::vector<std::string>> QueryStringsLocked(
+      const char* sql, std::optional<std::string_view> param) {
     if (!open_error_.empty()) return arrow::Status::IOError("DuckDB parser: ", open_error_);
     duckdb_prepared_statement stmt = nullptr;
     if (duckdb_prepare(con_, sql, &stmt) != DuckDBSuccess) {
@@ -99,15 +138,7 @@ class ParserDb {
     return out;
   }
 
-  // Runs `fn(connection)` under the connection's lock.
-  template <typename Fn>
-  auto WithConnection(Fn&& fn) -> decltype(fn(duckdb_connection{})) {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!open_error_.empty()) return arrow::Status::IOError("DuckDB parser: ", open_error_);
-    return fn(con_);
-  }
 
- private:
   explicit ParserDb(bool external_access) {
     duckdb_config config = nullptr;
     if (duckdb_create_config(&config) != DuckDBSuccess) {

@@ -89,13 +89,26 @@ std::optional<SingleRelation> SplitSingleRelation(const PassInput& in, size_t a,
   }
   size_t k = a;
   SingleRelation r;
+  // A parenthesis that does not close inside [a, b) (MatchingClose gives the
+  // token count when it never closes): not a relation this pass can wrap.
+  auto after_close = [&](size_t open) -> std::optional<size_t> {
+    const size_t close = MatchingClose(t, open);
+    if (close >= b) return std::nullopt;
+    return close + 1;
+  };
   if (IsOp(t[k], "(")) {
-    k = MatchingClose(t, k) + 1;
+    auto next = after_close(k);
+    if (!next) return std::nullopt;
+    k = *next;
   } else {
     if (!IsIdentifier(t[k])) return std::nullopt;
     ++k;
     while (k + 1 < b && IsOp(t[k], ".") && IsIdentifier(t[k + 1])) k += 2;
-    if (k < b && IsOp(t[k], "(")) k = MatchingClose(t, k) + 1;
+    if (k < b && IsOp(t[k], "(")) {
+      auto next = after_close(k);
+      if (!next) return std::nullopt;
+      k = *next;
+    }
     r.alias = std::string(t[k - 1].text);
     if (IsOp(t[k - 1], ")")) r.alias.clear();
   }

@@ -1,4 +1,6 @@
-// keyed_write's null_keys / key_match through every surface: the pipeline
+// keyed_write's null_keys / key_match and the fast-path switches (settle,
+// passthrough, join, direct_io, key_index, memory_pool, huge_pages, plain)
+// through every surface: the pipeline
 // file and SQL (parse + write, round trip), validation errors, and the mapping
 // onto the engine options (KeyedWriteOptions::FromIr).
 #include <gmock/gmock.h>
@@ -168,6 +170,264 @@ TEST(KeyedOptionsTest, FromIrMapsEveryFieldAndKeepsDefaults) {
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d->null_keys, engine::keyed::NullKeys::kError);
   EXPECT_EQ(d->match, engine::keyed::KeyMatch::kExact);
+}
+
+// ---------------------------------------------- fast-path switches (issue 21)
+
+// Every switch away from its default, as a pipeline file and as SQL.
+KeyedWrite AllSwitchesOff() {
+  KeyedWrite kw;
+  kw.keys = {"id"};
+  KeyedWriteTuning& t = kw.tuning;
+  t.settle = t.passthrough = t.join = t.direct_io = false;
+  t.key_index = KeyIndex::kTable;
+  t.memory_pool = t.huge_pages = false;
+  t.plain = true;
+  return kw;
+}
+
+TEST(KeyedSwitchesTest, PipelineFileParsesEverySwitchAndRoundTripsExactly) {
+  const std::string text =
+      "name: k\n"
+      "datasets:\n"
+      "  - name: out\n"
+      "    kind: table\n"
+      "    keyed_write:\n"
+      "      keys: [id]\n"
+      "      settle: false\n"
+      "      passthrough: false\n"
+      "      join: false\n"
+      "      direct_io: false\n"
+      "      key_index: table\n"
+      "      memory_pool: false\n"
+      "      huge_pages: false\n"
+      "      plain: true\n"
+      "    query: SELECT 1 AS id\n";
+  ParseResult r = ParsePipelineFile(text, "k.yaml");
+  ASSERT_TRUE(r.ok());
+  const KeyedWrite& kw = r.pipeline.datasets[0].keyed_write;
+  EXPECT_EQ(kw, AllSwitchesOff());
+  EXPECT_EQ(kw.ToString(),
+            "keyed_write{keys=[id], settle=false, passthrough=false, join=false, "
+            "direct_io=false, key_index=table, memory_pool=false, huge_pages=false, plain=true}");
+  // fmt writes every switch back, and reading that gives the same IR; a
+  // second fmt gives the same text (a fixed point).
+  const std::string out = FormatPipelineFile(r.pipeline);
+  for (const char* line : {"settle: false", "passthrough: false", "join: false",
+                           "direct_io: false", "key_index: table", "memory_pool: false",
+                           "huge_pages: false", "plain: true"}) {
+    EXPECT_THAT(out, HasSubstr(line));
+  }
+  ParseResult again = ParsePipelineFile(out, "again.yaml");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again.pipeline.datasets[0].keyed_write, kw);
+  EXPECT_EQ(FormatPipelineFile(again.pipeline), out);
+  // One switch alone stays alone; the defaults stay unwritten.
+  KeyedWrite one;
+  one.keys = {"id"};
+  one.tuning.join = false;
+  const std::string one_text = FormatPipelineFile(OneDataset(DatasetKind::kTable, one));
+  EXPECT_THAT(one_text, HasSubstr("join: false"));
+  for (const char* other : {"settle", "passthrough", "direct_io", "key_index", "memory_pool",
+                            "huge_pages", "plain"}) {
+    EXPECT_THAT(one_text, ::testing::Not(HasSubstr(other)));
+  }
+  ParseResult one_back = ParsePipelineFile(one_text, "one.yaml");
+  ASSERT_TRUE(one_back.ok());
+  EXPECT_EQ(one_back.pipeline.datasets[0].keyed_write, one);
+  // JSON is read by the same reader.
+  ParseResult json = ParsePipelineFile(
+      R"({"name": "k", "datasets": [{"name": "out", "kind": "table", "query": "SELECT 1 AS id",
+          "keyed_write": {"keys": ["id"], "key_index": "table", "huge_pages": false}}]})",
+      "k.json");
+  ASSERT_TRUE(json.ok());
+  EXPECT_EQ(json.pipeline.datasets[0].keyed_write.tuning.key_index, KeyIndex::kTable);
+  EXPECT_FALSE(json.pipeline.datasets[0].keyed_write.tuning.huge_pages);
+  EXPECT_TRUE(json.pipeline.datasets[0].keyed_write.tuning.memory_pool);
+}
+
+TEST(KeyedSwitchesTest, SqlOptionsParseEverySwitchAndRoundTripExactly) {
+  ParseResult r = ParseSql(
+      "CREATE TABLE out WITH (keyed_write.keys = (id), keyed_write.settle = false,\n"
+      "  keyed_write.passthrough = false, keyed_write.join = FALSE, keyed_write.direct_io = "
+      "false,\n"
+      "  keyed_write.key_index = 'table', keyed_write.memory_pool = false,\n"
+      "  keyed_write.huge_pages = false, keyed_write.plain = true) AS SELECT 1 AS id;",
+      "k.sql");
+  ASSERT_TRUE(r.ok());
+  const KeyedWrite& kw = r.pipeline.datasets[0].keyed_write;
+  EXPECT_EQ(kw, AllSwitchesOff());
+  const std::string sql = FormatSql(r.pipeline);
+  for (const char* option :
+       {"keyed_write.settle = false", "keyed_write.passthrough = false",
+        "keyed_write.join = false", "keyed_write.direct_io = false",
+        "keyed_write.key_index = 'table'", "keyed_write.memory_pool = false",
+        "keyed_write.huge_pages = false", "keyed_write.plain = true"}) {
+    EXPECT_THAT(sql, HasSubstr(option));
+  }
+  ParseResult again = ParseSql(sql, "again.sql");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again.pipeline.datasets[0].keyed_write, kw);
+  EXPECT_EQ(FormatSql(again.pipeline), sql);
+  // SQL -> pipeline file -> SQL keeps them too.
+  ParseResult via_yaml = ParsePipelineFile(FormatPipelineFile(r.pipeline), "via.yaml");
+  ASSERT_TRUE(via_yaml.ok());
+  EXPECT_EQ(via_yaml.pipeline.datasets[0].keyed_write, kw);
+  EXPECT_EQ(FormatSql(via_yaml.pipeline), sql);
+  // Defaults are not written.
+  ParseResult defaults = ParseSql(
+      "CREATE TABLE out WITH (keyed_write.keys = (id), keyed_write.plain = false) AS "
+      "SELECT 1 AS id;",
+      "d.sql");
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_EQ(defaults.pipeline.datasets[0].keyed_write.tuning, KeyedWriteTuning{});
+  EXPECT_THAT(FormatSql(defaults.pipeline), ::testing::Not(HasSubstr("plain")));
+}
+
+// The first error diagnostic of `r`, rendered, with its line.
+std::pair<std::string, int> FirstError(const ParseResult& r) {
+  for (const auto& d : r.diagnostics) {
+    if (d.severity == Severity::kError) {
+      return {d.ToString() + " [at " + d.field_path + "]", d.location.line};
+    }
+  }
+  return {"", 0};
+}
+
+TEST(KeyedSwitchesTest, BadSwitchValuesAreLocatedErrors) {
+  // Pipeline file: an unknown key_index, a switch that is not a boolean, and
+  // an unknown switch name (with a suggestion).
+  auto yaml = [](const std::string& line) {
+    return ParsePipelineFile("name: k\n"
+                             "datasets:\n"
+                             "  - name: out\n"
+                             "    kind: table\n"
+                             "    keyed_write:\n"
+                             "      keys: [id]\n" +
+                                 line +
+                                 "\n"
+                                 "    query: SELECT 1 AS id\n",
+                             "k.yaml");
+  };
+  {
+    auto [text, line] = FirstError(yaml("      key_index: btree"));
+    EXPECT_THAT(text, HasSubstr("keyed_write key_index 'btree' is not supported"));
+    EXPECT_THAT(text, HasSubstr("use rows"));
+    EXPECT_EQ(line, 7);
+  }
+  {
+    auto [text, line] = FirstError(yaml("      join: sometimes"));
+    EXPECT_THAT(text, HasSubstr("join"));
+    EXPECT_EQ(line, 7);
+  }
+  {
+    auto [text, line] = FirstError(yaml("      plain: [true]"));
+    EXPECT_THAT(text, HasSubstr("plain"));
+    EXPECT_EQ(line, 7);
+  }
+  {
+    auto [text, line] = FirstError(yaml("      direct_ios: false"));
+    EXPECT_THAT(text, HasSubstr("direct_ios"));
+    EXPECT_THAT(text, HasSubstr("direct_io"));
+    EXPECT_EQ(line, 7);
+  }
+  // SQL: the same three kinds of mistakes, located at the option.
+  auto sql = [](const std::string& option) {
+    return ParseSql("CREATE TABLE out\n  WITH (keyed_write.keys = (id),\n  " + option +
+                        ") AS SELECT 1 AS id;",
+                    "k.sql");
+  };
+  {
+    auto [text, line] = FirstError(sql("keyed_write.key_index = 'btree'"));
+    EXPECT_THAT(text, HasSubstr("keyed_write key_index 'btree' is not supported"));
+    EXPECT_EQ(line, 3);
+  }
+  {
+    auto [text, line] = FirstError(sql("keyed_write.settle = 'maybe'"));
+    EXPECT_THAT(text, HasSubstr("option 'keyed_write.settle' is true or false, not 'maybe'"));
+    EXPECT_EQ(line, 3);
+  }
+  {
+    auto [text, line] = FirstError(sql("keyed_write.plain = (true, false)"));
+    EXPECT_THAT(text, HasSubstr("takes a single value"));
+    EXPECT_EQ(line, 3);
+  }
+  {
+    auto [text, line] = FirstError(sql("keyed_write.plane = true"));
+    EXPECT_THAT(text, HasSubstr("unknown option 'keyed_write.plane'"));
+    EXPECT_THAT(text, HasSubstr("keyed_write.plain"));
+    EXPECT_EQ(line, 3);
+  }
+}
+
+TEST(KeyedSwitchesTest, CheckRefusesSwitchesWithoutKeys) {
+  KeyedWrite no_keys;
+  no_keys.tuning.plain = true;
+  EXPECT_THAT(Errors(OneDataset(DatasetKind::kTable, no_keys), "keys"),
+              ::testing::Contains(HasSubstr("keys are empty")));
+  KeyedWrite table_only;
+  table_only.tuning.key_index = KeyIndex::kTable;
+  EXPECT_THAT(Errors(OneDataset(DatasetKind::kSink, table_only), "keys"),
+              ::testing::Contains(HasSubstr("keys are empty")));
+  KeyedWrite with_keys = AllSwitchesOff();
+  EXPECT_TRUE(Errors(OneDataset(DatasetKind::kTable, with_keys), "").empty());
+}
+
+TEST(KeyedSwitchesTest, FromIrCarriesEachSwitchAndPlainTurnsAllOff) {
+  using engine::keyed::FileSwitchesFromIr;
+  using engine::keyed::KeyedWriteOptions;
+  KeyedWrite kw;
+  kw.keys = {"id"};
+  auto on = KeyedWriteOptions::FromIr(kw, "table 'out'");
+  ASSERT_TRUE(on.ok());
+  EXPECT_EQ(on->key_index, KeyIndex::kRows);
+  EXPECT_TRUE(on->memory_pool);
+  EXPECT_TRUE(on->huge_pages);
+  auto files = FileSwitchesFromIr(kw.tuning);
+  EXPECT_TRUE(files.settle && files.passthrough && files.join && files.direct_io);
+
+  // One at a time: only that one changes.
+  KeyedWrite table = kw;
+  table.tuning.key_index = KeyIndex::kTable;
+  auto t = KeyedWriteOptions::FromIr(table, "table 'out'");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->key_index, KeyIndex::kTable);
+  EXPECT_TRUE(t->memory_pool && t->huge_pages);
+  KeyedWrite pool = kw;
+  pool.tuning.memory_pool = false;
+  auto m = KeyedWriteOptions::FromIr(pool, "table 'out'");
+  ASSERT_TRUE(m.ok());
+  EXPECT_FALSE(m->memory_pool);
+  EXPECT_TRUE(m->huge_pages);
+  EXPECT_EQ(m->key_index, KeyIndex::kRows);
+  KeyedWrite pages = kw;
+  pages.tuning.huge_pages = false;
+  EXPECT_FALSE(KeyedWriteOptions::FromIr(pages, "t")->huge_pages);
+  KeyedWrite no_join = kw;
+  no_join.tuning.join = false;
+  files = FileSwitchesFromIr(no_join.tuning);
+  EXPECT_FALSE(files.join);
+  EXPECT_TRUE(files.settle && files.passthrough && files.direct_io);
+  KeyedWrite no_direct = kw;
+  no_direct.tuning.direct_io = false;
+  EXPECT_FALSE(FileSwitchesFromIr(no_direct.tuning).direct_io);
+  KeyedWrite no_settle = kw;
+  no_settle.tuning.settle = false;
+  EXPECT_FALSE(FileSwitchesFromIr(no_settle.tuning).settle);
+  KeyedWrite no_pass = kw;
+  no_pass.tuning.passthrough = false;
+  EXPECT_FALSE(FileSwitchesFromIr(no_pass.tuning).passthrough);
+
+  // plain wins over switches left on.
+  KeyedWrite plain = kw;
+  plain.tuning.plain = true;
+  auto p = KeyedWriteOptions::FromIr(plain, "table 'out'");
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->key_index, KeyIndex::kTable);
+  EXPECT_FALSE(p->memory_pool);
+  EXPECT_FALSE(p->huge_pages);
+  files = FileSwitchesFromIr(plain.tuning);
+  EXPECT_FALSE(files.settle || files.passthrough || files.join || files.direct_io);
 }
 
 }  // namespace

@@ -270,6 +270,108 @@ TEST_F(KeyedRunTest, NullKeysFailByDefaultAndAreDroppedAndCountedWithDrop) {
   EXPECT_DATASET_MATCHES("out", "SELECT i AS id FROM range(0, 100) t(i) WHERE i % 10 <> 0");
 }
 
+// The fast-path switches of keyed_write (docs/keyed-writes.md "Fast paths and
+// their switches") change how the rows are found, never which land: four
+// sinks fed by the same files over targets holding the same part of the keys
+// (string keys, duplicates, NULLs dropped) end equal to each other and to a
+// DuckDB anti-join; the defaults use the row index, the others its plain twin.
+TEST_F(KeyedRunTest, FastPathSwitchesLandTheSameRowsIntoSinksAsTheDefaults) {
+  // 1200 source rows over 700 keys (the value follows the key, so the first
+  // row of a key equals any other), every 97th key NULL.
+  const std::string rows = "SELECT CASE WHEN i % 97 = 0 THEN NULL ELSE 'k' || (i % 700) END AS k, "
+                           "'v' || (i % 700) AS v FROM range(";
+  Parquet("src/a.parquet", rows + "0, 650) t(i)");
+  Parquet("src/b.parquet", rows + "650, 1200) t(i)");
+  const std::string old =
+      "SELECT 'k' || j AS k, 'old ' || j AS v FROM range(0, 700) t(j) WHERE j % 3 = 0";
+  const std::vector<std::pair<std::string, std::string>> variants = {
+      {"fast", ""},
+      {"plain", ", plain: true"},
+      {"table", ", key_index: table"},
+      {"nopool", ", memory_pool: false, huge_pages: false, join: false, direct_io: false"}};
+  std::string yaml = "name: k\ndatasets:\n";
+  std::string flows = "flows:\n";
+  for (const auto& [name, extra] : variants) {
+    Parquet("out_" + name + "/old.parquet", old);
+    yaml += "  - name: out_" + name + "\n    kind: sink\n    storage: {location: " +
+            Path("out_" + name) + "}\n    keyed_write: {keys: [k], null_keys: drop" + extra +
+            "}\n";
+    flows += "  - target: out_" + name + "\n    source: {kind: files, path: " + Path("src") +
+             ", format: parquet}\n";
+  }
+  RunSummary s = Run(Yaml(yaml + flows));
+  ASSERT_EQ(s.status, RunPhase::kCompleted) << s.ToString() << Messages();
+  const std::string src = "(SELECT * FROM " + Glob("src") + ")";
+  const std::string target = "(" + old + ")";
+  const std::string expected = old + " UNION ALL SELECT DISTINCT s.k, s.v FROM " + src +
+                               " s ANTI JOIN " + target + " o ON s.k = o.k WHERE s.k IS NOT NULL";
+  auto says = [&](const std::string& dataset, const std::string& part) {
+    for (const auto& e : events_) {
+      if (e.dataset == dataset && e.message.find(part) != std::string::npos) return true;
+    }
+    return false;
+  };
+  for (const auto& [name, extra] : variants) {
+    SCOPED_TRACE(name + extra);
+    const DatasetOutcome* o = Find(s, "out_" + name);
+    ASSERT_NE(o, nullptr);
+    EXPECT_EQ(o->native->keyed->rows_read, 1200);
+    EXPECT_EQ(o->native->keyed->rows_null_key, 13);  // i = 0, 97, ..., 1164
+    EXPECT_EQ(Diff(expected, "SELECT k, v FROM " + Glob("out_" + name)), "");
+    const bool row_index = name == "fast" || name == "nopool";
+    EXPECT_TRUE(says("out_" + name, row_index ? "row index" : "key set")) << Messages();
+  }
+  EXPECT_EQ(Find(s, "out_fast")->rows_written, Find(s, "out_plain")->rows_written);
+}
+
+// The same for stored tables written from SQL over two runs, the second over
+// a target holding the first run's keys.
+TEST_F(KeyedRunTest, FastPathSwitchesLandTheSameRowsIntoStoredTablesAsTheDefaults) {
+  const std::string rows = "SELECT CASE WHEN i % 89 = 0 THEN NULL ELSE 'k' || (i % 900) END AS k, "
+                           "'v' || (i % 900) AS v FROM range(";
+  Parquet("src/a.parquet", rows + "0, 500) t(i)");
+  const std::vector<std::pair<std::string, std::string>> variants = {
+      {"fast", ""},
+      {"plain", ", keyed_write.plain = true"},
+      {"noindex", ", keyed_write.key_index = 'table', keyed_write.huge_pages = false"}};
+  std::string sql = "CREATE TABLE raw AS SELECT * FROM read_parquet(" +
+                    QuoteString(Path("src") + "/*.parquet") + ");\n";
+  for (const auto& [name, extra] : variants) {
+    sql += "CREATE TABLE t_" + name + " WITH (keyed_write.keys = (k), keyed_write.null_keys = "
+           "'drop'" + extra + ") AS SELECT k, v FROM raw;\n";
+  }
+  Pipeline p = Sql(sql);
+  RunSummary first = Run(p);
+  ASSERT_EQ(first.status, RunPhase::kCompleted) << first.ToString() << Messages();
+  // Second run: overlapping keys, more duplicates and NULLs.
+  Parquet("src/b.parquet", rows + "300, 1800) t(i)");
+  events_.clear();
+  RunSummary second = Run(p);
+  ASSERT_EQ(second.status, RunPhase::kCompleted) << second.ToString() << Messages();
+  const std::string src_a = "(" + rows + "0, 500) t(i))";
+  const std::string all = "(" + rows + "0, 1800) t(i))";
+  // First run: each key of a once; second: each key of a or b once.
+  const std::string expected =
+      "SELECT DISTINCT k, v FROM " + all + " WHERE k IS NOT NULL";
+  for (const auto& [name, extra] : variants) {
+    SCOPED_TRACE(name);
+    EXPECT_DATASET_MATCHES("t_" + name, expected);
+    const DatasetOutcome* o = Find(second, "t_" + name);
+    ASSERT_NE(o, nullptr);
+    // New rows of the second run = the anti-join of b's keys against a's.
+    auto count = Oracle("SELECT count(*) FROM (SELECT DISTINCT s.k FROM " + all +
+                        " s ANTI JOIN " + src_a + " o ON s.k = o.k WHERE s.k IS NOT NULL)");
+    ASSERT_TRUE(count);
+    EXPECT_EQ(o->rows_written,
+              std::static_pointer_cast<arrow::Int64Array>(count->column(0)->chunk(0))->Value(0));
+    bool row_index = false;
+    for (const auto& e : events_) {
+      row_index |= e.dataset == "t_" + name && e.message.find("row index") != std::string::npos;
+    }
+    EXPECT_EQ(row_index, name == "fast") << Messages();
+  }
+}
+
 // A NULL key deep into a file source (past the first batch DuckDB hands over)
 // is named by the flow and its row counted from the source's start, also in
 // the pre-pass that duplicates=all makes.

@@ -97,6 +97,15 @@ class RandomPipelineGenerator {
       }
       if (Chance(2)) d.keyed_write.null_keys = Pick<NullKeys>({NullKeys::kError, NullKeys::kDrop});
       if (Chance(2)) d.keyed_write.key_match = Pick<KeyMatch>({KeyMatch::kExact, KeyMatch::kHash});
+      if (Chance(2)) {  // the fast-path switches, each off now and then
+        KeyedWriteTuning& t = d.keyed_write.tuning;
+        for (bool* on : {&t.settle, &t.passthrough, &t.join, &t.direct_io, &t.memory_pool,
+                         &t.huge_pages}) {
+          if (Chance(3)) *on = false;
+        }
+        if (Chance(3)) t.key_index = KeyIndex::kTable;
+        if (Chance(4)) t.plain = true;
+      }
     }
     if (Chance(2)) d.comment = Text();
     d.properties = Map(3);

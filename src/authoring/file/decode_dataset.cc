@@ -9,8 +9,10 @@ const std::vector<std::string_view> kDatasetKeys = {
 const std::vector<std::string_view> kExpectationKeys = {"name", "expect", "on_violation"};
 const std::vector<std::string_view> kStorageKeys = {"format", "location", "mode", "partition_by",
                                                     "options", "merge_keys"};
-const std::vector<std::string_view> kKeyedWriteKeys = {"keys", "buckets", "threads", "batch_size",
-                                                       "duplicates", "null_keys", "key_match"};
+const std::vector<std::string_view> kKeyedWriteKeys = {
+    "keys",   "buckets",     "threads", "batch_size", "duplicates", "null_keys",   "key_match",
+    "settle", "passthrough", "join",    "direct_io",  "key_index",  "memory_pool", "huge_pages",
+    "plain"};
 
 namespace {
 
@@ -54,6 +56,15 @@ KeyedWrite DecodeKeyedWrite(Reader& r, const YAML::Node& node, const YAML::Mark&
   m.Value("duplicates", &k.duplicates, authoring::ParseKeyedDuplicates);
   m.Value("null_keys", &k.null_keys, authoring::ParseKeyedNullKeys);
   m.Value("key_match", &k.key_match, authoring::ParseKeyedKeyMatch);
+  KeyedWriteTuning& t = k.tuning;
+  m.Bool("settle", &t.settle);
+  m.Bool("passthrough", &t.passthrough);
+  m.Bool("join", &t.join);
+  m.Bool("direct_io", &t.direct_io);
+  m.Value("key_index", &t.key_index, authoring::ParseKeyedKeyIndex);
+  m.Bool("memory_pool", &t.memory_pool);
+  m.Bool("huge_pages", &t.huge_pages);
+  m.Bool("plain", &t.plain);
   return k;
 }
 

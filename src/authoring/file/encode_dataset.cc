@@ -61,6 +61,15 @@ OutNode EncodeKeyedWrite(const KeyedWrite& k) {
   if (k.duplicates != DuplicateKeys::kFirst) m.Add("duplicates", OutNode::Str(Name(k.duplicates)));
   if (k.null_keys != NullKeys::kError) m.Add("null_keys", OutNode::Str(Name(k.null_keys)));
   if (k.key_match != KeyMatch::kExact) m.Add("key_match", OutNode::Str(Name(k.key_match)));
+  const KeyedWriteTuning& t = k.tuning;
+  for (auto [on, name] : {std::pair{t.settle, "settle"}, std::pair{t.passthrough, "passthrough"},
+                          std::pair{t.join, "join"}, std::pair{t.direct_io, "direct_io"}}) {
+    if (!on) m.Add(name, OutNode::Bool(false));
+  }
+  if (t.key_index != KeyIndex::kRows) m.Add("key_index", OutNode::Str(Name(t.key_index)));
+  if (!t.memory_pool) m.Add("memory_pool", OutNode::Bool(false));
+  if (!t.huge_pages) m.Add("huge_pages", OutNode::Bool(false));
+  if (t.plain) m.Add("plain", OutNode::Bool(true));
   return m;
 }
 

@@ -70,6 +70,21 @@ Diagnostic Unknown(const std::string& fn, SourceLocation loc) {
   return d;
 }
 
+// The check could not be made (DuckDB ran out of memory or failed; parse
+// errors are reported by validation and are not this).
+bool CheckFailed(const arrow::Status& st) {
+  return st.IsOutOfMemory() || st.message().rfind("DuckDB failed while", 0) == 0;
+}
+
+Diagnostic Failed(const arrow::Status& st, SourceLocation loc, const std::string& what) {
+  Diagnostic d;
+  d.code = "sql-check-failed";
+  d.location = std::move(loc);
+  d.message = "the function check of " + what + " could not be made: " + st.message();
+  d.hint = "simplify the query; if it is small, please report it";
+  return d;
+}
+
 }  // namespace
 
 Diagnostics CheckSqlFunctions(const Pipeline& p) {
@@ -78,6 +93,12 @@ Diagnostics CheckSqlFunctions(const Pipeline& p) {
   for (const Flow& f : p.flows) {
     if (f.sql.empty()) continue;
     auto unknown = UnknownSqlFunctions(f.sql);
+    if (!unknown.ok() && CheckFailed(unknown.status())) {
+      Diagnostic d = Failed(unknown.status(), f.location, "flow '" + f.name + "'");
+      d.flow = f.name;
+      d.dataset = f.target;
+      out.push_back(std::move(d));
+    }
     if (!unknown.ok()) continue;
     for (const auto& fn : *unknown) {
       Diagnostic d = Unknown(fn, Locate(&files, f.location, f.sql, fn));
@@ -90,6 +111,11 @@ Diagnostics CheckSqlFunctions(const Pipeline& p) {
     for (const Expectation& e : ds.expectations) {
       if (e.predicate.empty()) continue;
       auto unknown = UnknownSqlFunctions("SELECT 1 WHERE (" + e.predicate + ")");
+      if (!unknown.ok() && CheckFailed(unknown.status())) {
+        Diagnostic d = Failed(unknown.status(), e.location, "expectation '" + e.name + "'");
+        d.dataset = ds.name;
+        out.push_back(std::move(d));
+      }
       if (!unknown.ok()) continue;
       for (const auto& fn : *unknown) {
         Diagnostic d = Unknown(fn, Locate(&files, e.location, e.predicate, fn));

@@ -163,6 +163,16 @@ void DatasetOptions(const Dataset& d, std::vector<std::string>* out) {
   if (k.key_match != KeyMatch::kExact) {
     out->push_back("keyed_write.key_match = " + Literal(Name(k.key_match)));
   }
+  for (auto [on, name] : {std::pair{t.settle, "settle"}, std::pair{t.passthrough, "passthrough"},
+                          std::pair{t.join, "join"}, std::pair{t.direct_io, "direct_io"}}) {
+    if (!on) out->push_back(std::string("keyed_write.") + name + " = false");
+  }
+  if (t.key_index != KeyIndex::kRows) {
+    out->push_back("keyed_write.key_index = " + Literal(Name(t.key_index)));
+  }
+  if (!t.memory_pool) out->push_back("keyed_write.memory_pool = false");
+  if (!t.huge_pages) out->push_back("keyed_write.huge_pages = false");
+  if (t.plain) out->push_back("keyed_write.plain = true");
   if (d.schema.declared()) {
     const auto& md = d.schema.arrow->metadata();
     if (md && md->size() > 0) {

@@ -1,8 +1,9 @@
 // WITH (...) options: thund's knobs that SDP SQL cannot say. One flat
 // vocabulary for every CREATE statement (docs/sql.md, "WITH options"):
 //   dataset: materialization, write_mode, merge_keys, keyed_write.keys / .buckets /
-//            .threads / .batch_size / .duplicates / .null_keys / .key_match,
-//            schema_metadata
+//            .threads / .batch_size / .duplicates / .null_keys / .key_match /
+//            .settle / .passthrough / .join / .direct_io / .key_index /
+//            .memory_pool / .huge_pages / .plain, schema_metadata
 //   flow:    streaming, trigger, output_mode, mode, watermark,
 //            allowed_lateness, idle_timeout, window, window_column,
 //            window_size, window_slide, window_gap, late_rows, state_ttl
@@ -23,7 +24,10 @@ constexpr std::string_view kDatasetKeys[] = {
     "materialization",        "write_mode",            "merge_keys",
     "keyed_write.keys",       "keyed_write.buckets",   "keyed_write.threads",
     "keyed_write.batch_size", "keyed_write.duplicates", "keyed_write.null_keys",
-    "keyed_write.key_match",  "schema_metadata",       "empty_schema"};
+    "keyed_write.key_match",  "keyed_write.settle",    "keyed_write.passthrough",
+    "keyed_write.join",       "keyed_write.direct_io", "keyed_write.key_index",
+    "keyed_write.memory_pool", "keyed_write.huge_pages", "keyed_write.plain",
+    "schema_metadata",        "empty_schema"};
 constexpr std::string_view kFlowKeys[] = {"streaming",        "trigger",      "output_mode",
                                            "mode",             "watermark",    "allowed_lateness",
                                            "idle_timeout",     "window",       "window_column",
@@ -90,6 +94,18 @@ bool StatementParser::ApplyOptions(const std::vector<Option>& options, thund::Da
       return Fail(o.token, "option '" + o.key + "' takes a whole number, not '" + text + "'", "",
                   "sql-option");
     }
+    return true;
+  };
+
+  auto boolean = [&](const Option& o, bool* out) {
+    std::string text;
+    if (!scalar(o, &text)) return false;
+    const std::string lower = sql::ToLower(text);
+    if (lower != "true" && lower != "false") {
+      return Fail(o.token, "option '" + o.key + "' is true or false, not '" + text + "'", "",
+                  "sql-option");
+    }
+    *out = lower == "true";
     return true;
   };
 
@@ -168,6 +184,20 @@ bool StatementParser::ApplyOptions(const std::vector<Option>& options, thund::Da
           if (!value(o, &d->keyed_write.null_keys, authoring::ParseKeyedNullKeys)) return false;
         } else if (key == "keyed_write.key_match") {
           if (!value(o, &d->keyed_write.key_match, authoring::ParseKeyedKeyMatch)) return false;
+        } else if (key == "keyed_write.key_index") {
+          if (!value(o, &d->keyed_write.tuning.key_index, authoring::ParseKeyedKeyIndex)) {
+            return false;
+          }
+        } else if (key.starts_with("keyed_write.")) {  // the boolean switches, all left
+          KeyedWriteTuning& t = d->keyed_write.tuning;
+          bool* flag = key == "keyed_write.settle"        ? &t.settle
+                       : key == "keyed_write.passthrough" ? &t.passthrough
+                       : key == "keyed_write.join"        ? &t.join
+                       : key == "keyed_write.direct_io"   ? &t.direct_io
+                       : key == "keyed_write.memory_pool" ? &t.memory_pool
+                       : key == "keyed_write.huge_pages"  ? &t.huge_pages
+                                                          : &t.plain;
+          if (!boolean(o, flag)) return false;
         } else if (key == "schema_metadata") {
           if (o.value.kind != OptValue::kMap) {
             return Fail(o.token, "schema_metadata takes a map: schema_metadata = ('key' = 'value')",

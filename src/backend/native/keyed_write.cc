@@ -92,6 +92,12 @@ arrow::Result<std::unique_ptr<KeyedDatasetWrite>> KeyedDatasetWrite::Make(
   w->output_.format = format;
   w->output_.rows_per_file = rows_per_file;
   w->output_.threads = std::min<int64_t>(w->options_.EffectiveThreads(), 4);
+  // The dataset's fast-path switches (key_index, memory_pool and huge_pages
+  // came with options_ above). Settling and pass-through are `thund copy`'s
+  // alone: this write reads rows, it never commits a source file unchanged.
+  const engine::keyed::FileSwitches files = engine::keyed::FileSwitchesFromIr(d.keyed_write.tuning);
+  w->output_.join = files.join;
+  w->output_.direct_io = files.direct_io;
   ARROW_ASSIGN_OR_RAISE(int removed, engine::CleanupTemporaries(ctx.store->fs(), w->out_dir_));
   if (removed > 0) {
     w->Emit(nullptr, "removed " + std::to_string(removed) + " partial file(s) left in '" +

@@ -25,9 +25,7 @@ arrow::Result<KeyMatch> ParseKeyMatch(const std::string& text) {
 }
 
 std::optional<KeyIndex> ParseKeyIndex(const std::string& text) {
-  if (text == "rows") return KeyIndex::kRows;
-  if (text == "table") return KeyIndex::kTable;
-  return std::nullopt;
+  return thund::ParseKeyIndex(text);
 }
 
 namespace {
@@ -102,9 +100,22 @@ arrow::Result<KeyedWriteOptions> KeyedWriteOptions::FromIr(const KeyedWrite& ir,
   o.duplicates = ir.duplicates;
   o.null_keys = ir.null_keys;
   o.match = ir.key_match;
+  o.key_index = ir.tuning.key_index;
+  o.memory_pool = ir.tuning.memory_pool;
+  o.huge_pages = ir.tuning.huge_pages;
+  if (ir.tuning.plain) o.SetPlain();
   arrow::Status st = o.Validate();
   if (!st.ok()) return st.WithMessage(where, ": ", st.message());
   return o;
+}
+
+FileSwitches FileSwitchesFromIr(const KeyedWriteTuning& t) {
+  FileSwitches s;
+  s.settle = t.settle && !t.plain;
+  s.passthrough = t.passthrough && !t.plain;
+  s.join = t.join && !t.plain;
+  s.direct_io = t.direct_io && !t.plain;
+  return s;
 }
 
 }  // namespace thund::engine::keyed

@@ -26,7 +26,7 @@ using Duplicates = thund::DuplicateKeys;
 using NullKeys = thund::NullKeys;
 using KeyMatch = thund::KeyMatch;
 // How the target's keys are held (see KeyedWriteOptions::key_index).
-enum class KeyIndex { kRows, kTable };
+using KeyIndex = thund::KeyIndex;
 // From "rows" / "table" (nullopt otherwise).
 std::optional<KeyIndex> ParseKeyIndex(const std::string& text);
 
@@ -82,8 +82,23 @@ struct KeyedWriteOptions {
   int64_t EffectiveBatchSize() const;
 
   // From the IR (Dataset::keyed_write), where a tuning value of 0 means unset
-  // and negatives are errors. `where` names the dataset in errors.
+  // and negatives are errors. The IR's key_index, memory_pool and huge_pages
+  // switches (all off when its `plain` is set) land here; its other switches
+  // belong to the callers' OutputOptions / KeyedCopyTuning (FileSwitchesFromIr).
+  // `where` names the dataset in errors.
   static arrow::Result<KeyedWriteOptions> FromIr(const KeyedWrite& ir, const std::string& where);
 };
+
+// The IR's switches of the fast paths over whole source files (all off when
+// `plain` is set): settle and passthrough go to KeyedCopyTuning, join and
+// direct_io to OutputOptions. `thund run` writes decoded rows only, so of
+// these it sets join and direct_io on its OutputOptions (used by CopyFiles).
+struct FileSwitches {
+  bool settle = true;
+  bool passthrough = true;
+  bool join = true;
+  bool direct_io = true;
+};
+FileSwitches FileSwitchesFromIr(const KeyedWriteTuning& t);
 
 }  // namespace thund::engine::keyed

@@ -56,6 +56,42 @@ constexpr Type kColumnMetaDataFields[] = {
     Type::kI64, Type::kI64, Type::kList, Type::kI64,    Type::kI64,  Type::kI64,
     Type::kStruct, Type::kList, Type::kI64, Type::kI32, Type::kStruct, Type::kStruct};
 
+// The element types of those structs' list fields, as parquet.thrift says
+// (index = field id; kNone: not a list). A list's header names its element
+// type, but Thrift's generated readers (Arrow's among them) read the elements
+// as the schema's type whatever the header says, while this codec frames
+// them by the header: a footer whose header disagrees (a list<i32> declared
+// as list<bool>, say) is read as different fields by the two, so the joiner
+// would move offsets Arrow does not see as offsets. Refused instead.
+constexpr Type kFileMetaDataLists[] = {kNone, kNone, Type::kStruct, kNone,        Type::kStruct,
+                                       Type::kStruct, kNone, Type::kStruct, kNone, kNone};
+constexpr Type kRowGroupLists[] = {kNone, Type::kStruct, kNone, kNone,
+                                   Type::kStruct, kNone, kNone, kNone};
+constexpr Type kColumnMetaDataLists[] = {
+    kNone, kNone, Type::kI32, Type::kBinary, kNone, kNone, kNone, kNone, Type::kStruct,
+    kNone, kNone, kNone,      kNone,         Type::kStruct, kNone, kNone, kNone, kNone};
+static_assert(std::size(kFileMetaDataLists) == std::size(kFileMetaDataFields));
+static_assert(std::size(kRowGroupLists) == std::size(kRowGroupFields));
+static_assert(std::size(kColumnMetaDataLists) == std::size(kColumnMetaDataFields));
+constexpr Type kNoLists[] = {kNone};  // ColumnChunk has none
+
+// OK unless field `id` is a list whose encoded value `raw` (header first)
+// declares elements of another type than `lists[id]`.
+template <size_t N>
+arrow::Status CheckListElements(const Type (&lists)[N], const char* what, int16_t id,
+                                std::string_view raw) {
+  if (id <= 0 || static_cast<size_t>(id) >= N || lists[id] == kNone || raw.empty()) {
+    return arrow::Status::OK();
+  }
+  const Type element = static_cast<Type>(static_cast<uint8_t>(raw[0]) & 0x0f);
+  const bool empty = (static_cast<uint8_t>(raw[0]) >> 4) == 0;  // nothing to misread
+  if (empty || element == lists[id]) return arrow::Status::OK();
+  return CannotJoin(std::string("list field ") + std::to_string(id) + " of " + what +
+                    " declares elements of type " + std::to_string(static_cast<int>(element)) +
+                    ", not " + std::to_string(static_cast<int>(lists[id])) +
+                    " as parquet.thrift says (Parquet readers would read it otherwise)");
+}
+
 // OK when field `id` of type `type` is one of `known` (a struct named `what`).
 template <size_t N>
 arrow::Status CheckKnown(const Type (&known)[N], const char* what, int16_t id, Type type) {
@@ -81,8 +117,13 @@ arrow::Status CopyOffset(Reader* r, Writer* w, int64_t shift) {
   return arrow::Status::OK();
 }
 
-arrow::Status CopyField(Reader* r, Writer* w, int16_t id, Type type) {
+// Copies field `id` unchanged; a list's element type checked against
+// `lists` first (a struct named `what`).
+template <size_t N>
+arrow::Status CopyField(Reader* r, Writer* w, int16_t id, Type type, const Type (&lists)[N],
+                        const char* what) {
   ARROW_ASSIGN_OR_RAISE(std::string_view raw, r->SkipField(type));
+  if (type == Type::kList) ARROW_RETURN_NOT_OK(CheckListElements(lists, what, id, raw));
   w->FieldHeader(id, type);
   w->Raw(raw);
   return arrow::Status::OK();
@@ -112,7 +153,9 @@ arrow::Status CopyColumnMeta(Reader* r, Writer* w, int64_t shift) {
     const bool offset = id == column_meta::kDataPageOffset || id == column_meta::kIndexPageOffset ||
                         id == column_meta::kDictionaryPageOffset ||
                         id == column_meta::kBloomFilterOffset;
-    if (!offset || type != Type::kI64) return CopyField(r, w, id, type);
+    if (!offset || type != Type::kI64) {
+      return CopyField(r, w, id, type, kColumnMetaDataLists, "ColumnMetaData");
+    }
     w->FieldHeader(id, type);
     return CopyOffset(r, w, shift);
   });
@@ -143,7 +186,7 @@ arrow::Status CopyColumnChunk(Reader* r, Writer* w, int64_t shift) {
       w->FieldHeader(id, type);
       return CopyColumnMeta(r, w, shift);
     }
-    return CopyField(r, w, id, type);
+    return CopyField(r, w, id, type, kNoLists, "ColumnChunk");
   });
 }
 
@@ -172,7 +215,7 @@ arrow::Status CopyRowGroup(std::string_view bytes, int64_t shift, int64_t ordina
       w->Int(ordinal);
       return arrow::Status::OK();
     }
-    return CopyField(&r, w, id, type);
+    return CopyField(&r, w, id, type, kRowGroupLists, "RowGroup");
   });
 }
 
@@ -213,6 +256,9 @@ arrow::Result<Footer> ReadFooter(std::string_view bytes) {
       }
     } else {
       ARROW_ASSIGN_OR_RAISE(std::string_view raw, r.SkipField(type));
+      if (type == Type::kList) {
+        ARROW_RETURN_NOT_OK(CheckListElements(kFileMetaDataLists, "FileMetaData", id, raw));
+      }
       out.others.push_back(Footer::Field{id, type, raw});
     }
   }
@@ -278,6 +324,87 @@ arrow::Result<JoinedFooter> JoinFooters(const std::vector<JoinPart>& parts) {
   return JoinedFooter{w.Take(), rows, groups};
 }
 
+namespace {
+
+// What Arrow's reader sees of one column chunk, its offsets moved by `shift`.
+struct ChunkSeen {
+  int64_t data_page = 0, dictionary_page = 0, compressed = 0, values = 0;
+  bool has_dictionary = false;
+  int compression = 0;
+  bool operator==(const ChunkSeen&) const = default;
+};
+struct GroupSeen {
+  int64_t rows = 0;
+  std::vector<ChunkSeen> chunks;
+  bool operator==(const GroupSeen&) const = default;
+};
+
+// Every row group of `md` as Arrow's reader sees it (may throw: Arrow reads
+// column chunks lazily and checks them then).
+void SeeGroups(const parquet::FileMetaData& md, int64_t shift, std::vector<GroupSeen>* out) {
+  auto moved = [&](int64_t v) { return v > 0 ? v + shift : v; };
+  for (int g = 0; g < md.num_row_groups(); ++g) {
+    auto rg = md.RowGroup(g);
+    GroupSeen seen;
+    seen.rows = rg->num_rows();
+    for (int c = 0; c < rg->num_columns(); ++c) {
+      auto chunk = rg->ColumnChunk(c);
+      ChunkSeen x;
+      x.data_page = moved(chunk->data_page_offset());
+      x.has_dictionary = chunk->has_dictionary_page();
+      x.dictionary_page = x.has_dictionary ? moved(chunk->dictionary_page_offset()) : 0;
+      x.compressed = chunk->total_compressed_size();
+      x.values = chunk->num_values();
+      x.compression = static_cast<int>(chunk->compression());
+      seen.chunks.push_back(x);
+    }
+    out->push_back(std::move(seen));
+  }
+}
+
+}  // namespace
+
+arrow::Status CheckJoinedAsArrowReadsIt(const std::vector<JoinPart>& parts,
+                                        const JoinedFooter& joined) {
+  // Every exception of Arrow's reader here is a footer it refuses: the files
+  // are then decoded and written anew (where a part's own footer is the one
+  // refused, that fails as it would have without joining).
+  std::vector<GroupSeen> expected;
+  try {
+    for (const JoinPart& p : parts) {
+      auto in = parquet::FileMetaData::Make(p.footer.data(), static_cast<int64_t>(p.footer.size()));
+      SeeGroups(*in, p.shift, &expected);
+    }
+  } catch (const std::exception& e) {
+    return CannotJoin(std::string("a file's footer is not one Arrow's reader reads whole (") +
+                      e.what() + ")");
+  }
+  auto refuse = [](const std::string& what) {
+    return CannotJoin("the joined footer " + what + " as Arrow's reader sees it");
+  };
+  std::vector<GroupSeen> got;
+  try {
+    const std::string& bytes = joined.bytes;
+    auto out = parquet::FileMetaData::Make(bytes.data(), static_cast<int64_t>(bytes.size()));
+    if (out->num_rows() != joined.rows || out->num_row_groups() != joined.row_groups) {
+      return refuse("has " + std::to_string(out->num_rows()) + " rows in " +
+                    std::to_string(out->num_row_groups()) + " row groups, not " +
+                    std::to_string(joined.rows) + " in " + std::to_string(joined.row_groups));
+    }
+    SeeGroups(*out, 0, &got);
+  } catch (const std::exception& e) {
+    return refuse(std::string("does not parse (") + e.what() + ")");
+  }
+  if (got.size() != expected.size()) return refuse("has other row groups");
+  for (size_t g = 0; g < got.size(); ++g) {
+    if (!(got[g] == expected[g])) {
+      return refuse("places row group " + std::to_string(g) +
+                    " (rows, sizes or page offsets) elsewhere than its file does");
+    }
+  }
+  return arrow::Status::OK();
+}
+
 arrow::Status WriteJoinedParquet(arrow::fs::FileSystem& fs, const std::vector<std::string>& sources,
                                  JoinSink* sink) {
   constexpr char kMagic[] = "PAR1";
@@ -317,19 +444,7 @@ arrow::Status WriteJoinedParquet(arrow::fs::FileSystem& fs, const std::vector<st
   }
   ARROW_ASSIGN_OR_RAISE(JoinedFooter joined_footer, JoinFooters(joining));
   const std::string& footer = joined_footer.bytes;
-  const int64_t rows = joined_footer.rows, groups = joined_footer.row_groups;
-  // What readers will parse (Arrow's reader, not ours): the joined counts
-  // must be there.
-  try {
-    auto joined = parquet::FileMetaData::Make(footer.data(), static_cast<int64_t>(footer.size()));
-    if (joined->num_rows() != rows || joined->num_row_groups() != groups) {
-      return arrow::Status::UnknownError("joined footer: ", joined->num_rows(), " rows in ",
-                                         joined->num_row_groups(), " row groups, not ", rows,
-                                         " in ", groups);
-    }
-  } catch (const parquet::ParquetException& e) {
-    return arrow::Status::UnknownError("joined footer does not parse: ", e.what());
-  }
+  ARROW_RETURN_NOT_OK(CheckJoinedAsArrowReadsIt(joining, joined_footer));
   ARROW_RETURN_NOT_OK(sink->Append(std::string_view(kMagic, 4)));
   for (Part& p : parts) ARROW_RETURN_NOT_OK(sink->AppendFrom(*p.file, 4, p.pages));
   ARROW_RETURN_NOT_OK(sink->Append(footer));

@@ -44,6 +44,15 @@ struct JoinedFooter {
 // NotImplemented when the parts cannot be joined (see above).
 arrow::Result<JoinedFooter> JoinFooters(const std::vector<JoinPart>& parts);
 
+// What Parquet readers will see: OK when Arrow's reader parses `joined` and
+// finds in it each part's row groups, in order, with the same rows, values,
+// sizes and codecs and their page offsets moved by the part's shift;
+// NotImplemented (cannot be joined: the plain path) otherwise. This guards
+// against any footer our codec frames differently from Thrift's generated
+// readers. WriteJoinedParquet calls it before writing anything.
+arrow::Status CheckJoinedAsArrowReadsIt(const std::vector<JoinPart>& parts,
+                                        const JoinedFooter& joined);
+
 // Where WriteJoinedParquet puts the joined file's bytes, in order.
 class JoinSink {
  public:
