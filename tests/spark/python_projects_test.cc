@@ -24,6 +24,7 @@ using thund::testing::CommandResult;
 using thund::testing::RunCommand;
 using thund::testing::ReadParquetDir;
 using thund::testing::ShellQuote;
+using thund::testing::Readings;
 using thund::testing::WriteParquet;
 using thund::testing::WriteText;
 

@@ -23,6 +23,7 @@ using thund::testing::RunCommand;
 using thund::testing::ReadParquet;
 using thund::testing::ReadParquetDir;
 using thund::testing::ShellQuote;
+using thund::testing::Readings;
 using thund::testing::WriteParquet;
 using thund::testing::WriteText;
 
