@@ -309,54 +309,32 @@ TEST(KeyedSwitchesTest, BadSwitchValuesAreLocatedErrors) {
                                  "    query: SELECT 1 AS id\n",
                              "k.yaml");
   };
-  {
-    auto [text, line] = FirstError(yaml("      key_index: btree"));
-    EXPECT_THAT(text, HasSubstr("keyed_write key_index 'btree' is not supported"));
-    EXPECT_THAT(text, HasSubstr("use rows"));
-    EXPECT_EQ(line, 7);
-  }
-  {
-    auto [text, line] = FirstError(yaml("      join: sometimes"));
-    EXPECT_THAT(text, HasSubstr("join"));
-    EXPECT_EQ(line, 7);
-  }
-  {
-    auto [text, line] = FirstError(yaml("      plain: [true]"));
-    EXPECT_THAT(text, HasSubstr("plain"));
-    EXPECT_EQ(line, 7);
-  }
-  {
-    auto [text, line] = FirstError(yaml("      direct_ios: false"));
-    EXPECT_THAT(text, HasSubstr("direct_ios"));
-    EXPECT_THAT(text, HasSubstr("direct_io"));
-    EXPECT_EQ(line, 7);
-  }
   // SQL: the same three kinds of mistakes, located at the option.
   auto sql = [](const std::string& option) {
     return ParseSql("CREATE TABLE out\n  WITH (keyed_write.keys = (id),\n  " + option +
                         ") AS SELECT 1 AS id;",
                     "k.sql");
   };
-  {
-    auto [text, line] = FirstError(sql("keyed_write.key_index = 'btree'"));
-    EXPECT_THAT(text, HasSubstr("keyed_write key_index 'btree' is not supported"));
-    EXPECT_EQ(line, 3);
-  }
-  {
-    auto [text, line] = FirstError(sql("keyed_write.settle = 'maybe'"));
-    EXPECT_THAT(text, HasSubstr("option 'keyed_write.settle' is true or false, not 'maybe'"));
-    EXPECT_EQ(line, 3);
-  }
-  {
-    auto [text, line] = FirstError(sql("keyed_write.plain = (true, false)"));
-    EXPECT_THAT(text, HasSubstr("takes a single value"));
-    EXPECT_EQ(line, 3);
-  }
-  {
-    auto [text, line] = FirstError(sql("keyed_write.plane = true"));
-    EXPECT_THAT(text, HasSubstr("unknown option 'keyed_write.plane'"));
-    EXPECT_THAT(text, HasSubstr("keyed_write.plain"));
-    EXPECT_EQ(line, 3);
+  struct Case {
+    ParseResult parsed;
+    std::vector<std::string> says;
+    int line;
+  };
+  const Case cases[] = {
+      {yaml("      key_index: btree"), {"keyed_write key_index 'btree' is not supported", "use rows"}, 7},
+      {yaml("      join: sometimes"), {"join"}, 7},
+      {yaml("      plain: [true]"), {"plain"}, 7},
+      {yaml("      direct_ios: false"), {"direct_ios", "direct_io"}, 7},
+      {sql("keyed_write.key_index = 'btree'"), {"keyed_write key_index 'btree' is not supported"}, 3},
+      {sql("keyed_write.settle = 'maybe'"), {"option 'keyed_write.settle' is true or false, not 'maybe'"}, 3},
+      {sql("keyed_write.plain = (true, false)"), {"takes a single value"}, 3},
+      {sql("keyed_write.plane = true"), {"unknown option 'keyed_write.plane'", "keyed_write.plain"}, 3},
+  };
+  for (const Case& c : cases) {
+    auto [text, line] = FirstError(c.parsed);
+    SCOPED_TRACE(text);
+    for (const std::string& part : c.says) EXPECT_THAT(text, HasSubstr(part));
+    EXPECT_EQ(line, c.line);
   }
 }
 
