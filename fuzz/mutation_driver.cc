@@ -2,8 +2,11 @@
 // support (no coverage feedback): it mutates the seed corpus at random, with
 // a fixed seed, and runs the target on each result for a given time.
 //
-//   fuzz_<name> [--seconds S] [--runs N] [--seed N] [--timeout S]
-//               [--crash-dir DIR] CORPUS_DIR_OR_FILE...
+//   fuzz_<name> [--seconds S] [--cpu-seconds S] [--runs N] [--seed N]
+//               [--timeout S] [--crash-dir DIR] CORPUS_DIR_OR_FILE...
+//
+// --seconds bounds the wall time, --cpu-seconds the CPU time this process
+// uses (for niced runs beside other work, where wall time says little).
 //
 // Mutations, one to four stacked: flip a bit, set a byte, insert random bytes
 // or a sequence that is not UTF-8, delete or duplicate a range, splice with
@@ -93,6 +96,7 @@ double CpuSeconds() {
 
 struct Options {
   double seconds = 5;
+  double cpu_seconds = -1;  // < 0: no CPU bound
   long long runs = -1;
   uint64_t seed = 1;
   int timeout = 20;
@@ -106,6 +110,8 @@ bool ParseArgs(int argc, char** argv, Options* o) {
     auto value = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
     if (a == "--seconds") {
       o->seconds = std::stod(value());
+    } else if (a == "--cpu-seconds") {
+      o->cpu_seconds = std::stod(value());
     } else if (a == "--runs") {
       o->runs = std::stoll(value());
     } else if (a == "--seed") {
@@ -320,7 +326,7 @@ int main(int argc, char** argv) {
   Options o;
   if (!ParseArgs(argc, argv, &o)) {
     std::cerr << "usage: " << argv[0]
-              << " [--seconds S] [--runs N] [--seed N] [--timeout S] [--crash-dir DIR] "
+              << " [--seconds S] [--cpu-seconds S] [--runs N] [--seed N] [--timeout S] [--crash-dir DIR] "
                  "CORPUS_DIR_OR_FILE...\n";
     return 2;
   }
@@ -345,9 +351,11 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < seeds; ++i, ++execs) RunOne(pool[i], &crashes, o);
   for (;;) {
     if (o.runs >= 0 && execs >= o.runs) break;
-    if ((execs & 15) == 0 && std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                                           start).count() >= o.seconds) {
-      break;
+    if ((execs & 15) == 0) {
+      const double wall =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (wall >= o.seconds) break;
+      if (o.cpu_seconds >= 0 && CpuSeconds() - cpu0 >= o.cpu_seconds) break;
     }
     Bytes input = mutator.Mutate(pool[mutator.Below(pool.size())]);
     const bool ok = RunOne(input, &crashes, o);
