@@ -376,7 +376,8 @@ class Bench:
                         load = os.getloadavg()[0]
                         res = self.run_engine(engine, query, data, sink, out)
                         res.setdefault("note", "")
-                        res["note"] = (res["note"] + f" load before {load:.2f}").strip()
+                        res["note"] = (res["note"] + f" load before {load:.2f}" +
+                                       (f"; {self.args.note}" if self.args.note else "")).strip()
                         self.record(engine, query, res["sink"], events, res, out)
                         shutil.rmtree(out, ignore_errors=True)
 
@@ -499,6 +500,8 @@ def main():
     ap.add_argument("--per-chunk", default="250K", help="events per thund trigger (file)")
     ap.add_argument("--parallelism", type=int, default=2)
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--note", default="", help="text added to every timed row's note "
+                    "(e.g. what else ran on the machine)")
     ap.add_argument("--timeout", type=float, default=1800)
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--work", default=os.path.join(ROOT, ".bench-data", "peers"))

@@ -462,4 +462,15 @@ struct Pipeline {
 // after them.
 std::vector<const Flow*> FlowsSendingLateRowsTo(const Pipeline& p, const std::string& dataset);
 
+// A stream view: a temporary view written by a flow with a streaming source
+// (SDP's temporary view over readStream, or in SQL
+// CREATE TEMPORARY VIEW v AS SELECT * FROM STREAM read_files(...)). Its rows
+// go to the streaming flows that read it, trigger by trigger, and are never
+// stored; its source's position is checkpointed with those flows, so a
+// restart reads on after the last committed trigger. Only streaming flows
+// into streaming tables or sinks may read it (validation), and they run in
+// the incremental mode (a Recompute flow rereads all its input every
+// trigger, which a stream view does not keep).
+bool IsStreamView(const Pipeline& p, const Dataset& d);
+
 }  // namespace thund

@@ -420,6 +420,14 @@ std::string Pipeline::ToString() const {
   return out.str();
 }
 
+bool IsStreamView(const Pipeline& p, const Dataset& d) {
+  if (d.kind != DatasetKind::kTemporaryView) return false;
+  for (const auto& f : p.flows) {
+    if (f.target == d.name && f.source && IsStreamingSource(*f.source)) return true;
+  }
+  return false;
+}
+
 bool internal::IsStreamingFlowGiven(const Pipeline& p, const Flow& flow, bool reads_stream) {
   if (flow.streaming || flow.cdc) return true;
   if (flow.source && IsStreamingSource(*flow.source)) return true;

@@ -87,14 +87,21 @@ void CheckFlowBodies(const ValidateContext& ctx, Diagnostics* out) {
     if (f.source) {
       CheckSourceSpec(p, i, *f.source, out);
       const Dataset* target = ctx.Find(f.target);
-      if (target && !AcceptsSource(target->kind)) {
+      // A temporary view may stream a source to its readers (a stream view).
+      const bool stream_view =
+          target && target->kind == DatasetKind::kTemporaryView && IsStreamingSource(*f.source);
+      if (target && !AcceptsSource(target->kind) && !stream_view) {
         out->push_back(FlowDiag(
             p, i, Severity::kError, "source-target-kind", "source",
             "flow " + Quote(f.name) + " reads a " + SourceKindName(*f.source) + " source into " +
                 Name(target->kind) + " " + Quote(f.target) + ", which is defined by a query",
             "declare " + Quote(f.target) +
                 " as a streaming_table (or a table for a one-off file load), or replace the "
-                "source with a query such as SELECT * FROM read_parquet('path')"));
+                "source with a query such as SELECT * FROM read_parquet('path')" +
+                (IsStreamingSource(*f.source)
+                     ? "; a temporary view can stream a source's rows to streaming flows "
+                       "without storing them"
+                     : "")));
       }
     }
   }

@@ -192,6 +192,30 @@ void CheckSpec(const ValidateContext& ctx, size_t i, const StreamingSpec& s, con
   }
 }
 
+// A stream view keeps none of its rows: only the streaming flows of streaming
+// tables and sinks, which take each trigger's new rows, can read it.
+void CheckStreamViewReads(const ValidateContext& ctx, size_t i, const Dataset* target,
+                          Diagnostics* out) {
+  const Pipeline& p = ctx.p;
+  const Flow& f = p.flows[i];
+  for (const auto& in : ctx.flows[i].inputs) {
+    const Dataset* d = in.qualified ? nullptr : ctx.Find(in.name);
+    if (!d || !IsStreamView(p, *d)) continue;
+    const bool ok = target && AcceptsStreaming(target->kind) && !f.once &&
+                    IsStreamingFlowGiven(p, f, ctx.flows[i].reads_stream);
+    if (ok) continue;
+    Diagnostic diag = FlowDiag(
+        p, i, Severity::kError, "stream-view-reader", "sql",
+        "flow " + Quote(f.name) + " reads " + Quote(d->name) +
+            ", a temporary view over a streaming source, which keeps none of its rows; "
+            "only streaming flows into a streaming table or a sink can read it",
+        "declare " + Quote(d->name) + " as a streaming table to keep its rows, or make " +
+            Quote(f.target) + " a streaming table that reads STREAM(" + d->name + ")");
+    if (f.sql_location.known() && in.line > 0) diag.location = f.SqlPosition(in.line, in.column);
+    out->push_back(std::move(diag));
+  }
+}
+
 }  // namespace
 
 void CheckStreaming(const ValidateContext& ctx, Diagnostics* out) {
@@ -213,7 +237,8 @@ void CheckStreaming(const ValidateContext& ctx, Diagnostics* out) {
       knobs.push_back("a streaming " + SourceKindName(*f.source) + " source");
       if (field.empty()) field = "source";
     }
-    if (target && !knobs.empty() && !AcceptsStreaming(target->kind)) {
+    const bool stream_view = target && IsStreamView(p, *target) && !f.cdc;
+    if (target && !knobs.empty() && !AcceptsStreaming(target->kind) && !stream_view) {
       out->push_back(FlowDiag(
           p, i, Severity::kError, "streaming-on-batch-target", field,
           "flow " + Quote(f.name) + " has " + JoinNames(knobs, " and ") + ", but its target " +
@@ -222,6 +247,7 @@ void CheckStreaming(const ValidateContext& ctx, Diagnostics* out) {
           "settings to compute it in batch"));
     }
     if (f.streaming) CheckSpec(ctx, i, *f.streaming, target, out);
+    CheckStreamViewReads(ctx, i, target, out);
 
     // Spark's rule: an aggregation emitted in append mode needs a window and
     // a watermark, or no row would ever be final.

@@ -634,5 +634,55 @@ SELECT * FROM dim SEMI JOIN STREAM(ev) AS e ON dim.k = e.k;
   EXPECT_DATASET_MATCHES("n", "SELECT * FROM (VALUES ('a', 3), ('b', 1)) AS t(k, m)");
 }
 
+
+// The same flows reading the bids through a stream view (a temporary view
+// over the source, never stored) and without a mode of their own, which
+// makes them incremental.
+std::string StreamViewSql(const std::string& reader_mode = "") {
+  std::string sql = kGenerated;
+  auto replace_all = [&](const std::string& from, const std::string& to) {
+    for (size_t at; (at = sql.find(from)) != std::string::npos;) sql.replace(at, from.size(), to);
+  };
+  replace_all("CREATE STREAMING TABLE bids AS", "CREATE TEMPORARY VIEW bids AS");
+  replace_all("mode = '{mode}', ", "");
+  replace_all(" WITH (mode = '{mode}')",
+              reader_mode.empty() ? "" : " WITH (mode = '" + reader_mode + "')");
+  return sql;
+}
+
+TEST_F(StreamIncrementalTest, AStreamViewFeedsItsReadersLikeAStoredStreamWithoutStoringIt) {
+  const std::string stored = Path("stored"), view = Path("view"), pieces = Path("pieces");
+  RunSummary s = RunAt("incremental", stored);
+  ASSERT_EQ(s.status, RunPhase::kCompleted) << s.ToString();
+  RunOptions o;
+  o.storage_root = view;
+  RunSummary v = Run(ParsePipeline(StreamViewSql()), o);
+  ASSERT_EQ(v.status, RunPhase::kCompleted) << v.ToString();
+  EXPECT_EQ(v.mode, "streaming (incremental)");
+  EXPECT_FALSE(HasRows(view, "bids"));
+  EXPECT_FALSE(std::filesystem::exists(view + "/bids"));
+  ExpectSameRows(stored, view, /*check_types=*/false);
+
+  // Stopped and resumed twice: the source reads on from the committed epoch.
+  for (int64_t cap : {3, 2, 0}) {
+    RunOptions p;
+    p.storage_root = pieces;
+    p.max_triggers = cap;
+    RunSummary r = Run(ParsePipeline(StreamViewSql()), p);
+    ASSERT_EQ(r.status, RunPhase::kCompleted) << r.ToString();
+  }
+  ExpectSameRows(stored, pieces, /*check_types=*/false);
+}
+
+TEST_F(StreamIncrementalTest, ARecomputeReaderOfAStreamViewIsRefusedSayingWhy) {
+  RunOptions o;
+  o.storage_root = Path("recompute");
+  RunSummary r = Run(ParsePipeline(StreamViewSql("recompute")), o);
+  ASSERT_EQ(r.status, RunPhase::kFailed) << r.ToString();
+  EXPECT_NE(r.ToString().find("a temporary view over a streaming source"), std::string::npos)
+      << r.ToString();
+  EXPECT_NE(r.ToString().find("incremental"), std::string::npos) << r.ToString();
+}
+
 }  // namespace
 }  // namespace thund::native::testing

@@ -18,6 +18,33 @@ using testing::WithCode;
 
 StreamingSpec& Spec(Pipeline& p) { return *FindFlowMut(p, "windowed")->streaming; }
 
+TEST(ValidateStreaming, AStreamViewIsReadOnlyByStreamingFlowsOfStreamingTablesAndSinks) {
+  // 'events' as a temporary view over its memory source: a stream view.
+  Pipeline p = BasePipeline();
+  FindDatasetMut(p, "events")->kind = DatasetKind::kTemporaryView;
+  Diagnostics d = Validate(p);
+  ExpectNo(d, "source-target-kind");
+  ExpectNo(d, "streaming-on-batch-target");
+  // 'windowed' streams it; the materialized view 'clean' would read it whole.
+  Diagnostic x = One(d, "stream-view-reader");
+  EXPECT_EQ(x.flow, "clean");
+  EXPECT_TRUE(Contains(x.message, "'events'")) << x.message;
+  EXPECT_TRUE(Contains(x.hint, "streaming table")) << x.hint;
+
+  // A persisted view cannot take a source; the hint names the temporary view.
+  Pipeline v = BasePipeline();
+  FindDatasetMut(v, "events")->kind = DatasetKind::kView;
+  Diagnostic y = One(Validate(v), "source-target-kind");
+  EXPECT_TRUE(Contains(y.hint, "temporary view")) << y.hint;
+
+  // Without the batch reader the pipeline is valid.
+  Pipeline ok = BasePipeline();
+  FindDatasetMut(ok, "events")->kind = DatasetKind::kTemporaryView;
+  FindFlowMut(ok, "clean")->sql = "SELECT 1 AS id";
+  Diagnostics dok = Validate(ok);
+  EXPECT_FALSE(HasErrors(dok)) << testing::Dump(dok);
+}
+
 TEST(ValidateStreaming, KnobsOnBatchTarget) {
   for (DatasetKind kind : {DatasetKind::kMaterializedView, DatasetKind::kView,
                            DatasetKind::kTemporaryView, DatasetKind::kTable}) {

@@ -359,7 +359,8 @@ arrow::Status StreamCheckpoint::Commit(RunContext& ctx, std::vector<DatasetStrea
   int64_t state_rows = 0;
   for (auto& ds : streams) {
     const Dataset& d = *ds.dataset;
-    if (d.kind == DatasetKind::kView || d.kind == DatasetKind::kTemporaryView) continue;
+    const bool view = d.kind == DatasetKind::kView || d.kind == DatasetKind::kTemporaryView;
+    if (view && !ds.transient) continue;
     Json entry = Json::object();
     if (ds.sink) {
       entry["sink_epoch"] = ds.epoch;
@@ -367,7 +368,7 @@ arrow::Status StreamCheckpoint::Commit(RunContext& ctx, std::vector<DatasetStrea
     } else {
       entry["version"] = ds.version_number;
     }
-    datasets[d.name] = entry;
+    if (!ds.transient) datasets[d.name] = entry;  // a stream view has only flow state
     for (size_t i = 0; i < ds.flows.size(); ++i) {
       FlowStream& f = ds.flows[i];
       Json state = FlowStateJson(f);

@@ -121,6 +121,8 @@ class StreamLoop {
       DatasetStream ds;
       ds.dataset = d;
       ds.sink = d->kind == DatasetKind::kSink;
+      ds.transient = IsStreamView(*ctx.pipeline, *d);
+      if (ds.transient) stream_views_.insert(internal::Lower(d->name));
       for (const auto& f : ctx.pipeline->flows) {
         if (f.target != d->name) continue;
         FlowStream fs;
@@ -153,6 +155,11 @@ class StreamLoop {
   void Finish(const arrow::Status& error, const std::string& failed_flow);
   void Notes();
 
+  // Whether `f` runs in the incremental mode: its own mode, else the run's;
+  // a flow that sets neither and reads a stream view is incremental (the
+  // view keeps no rows for Recompute to reread).
+  bool WantsIncremental(const Flow& f) const;
+
   arrow::Status SendLateRows(const Flow& producer, const std::shared_ptr<arrow::Table>& rows);
   // Commits one epoch when anything changed since the last one.
   arrow::Status CommitEpoch();
@@ -162,6 +169,7 @@ class StreamLoop {
   std::deque<Flow> late_flows_;  // stand-ins writing late-rows tables (stable addresses)
   std::vector<DatasetStream> streams_;
   std::map<std::string, DatasetStream*> by_name_;
+  std::set<std::string> stream_views_;  // lower-case names of the transient datasets
   std::map<std::string, FlowTotals> totals_;
   TriggerPolicy policy_;
   int64_t triggers_ = 0;
@@ -188,7 +196,7 @@ arrow::Status StreamLoop::Setup() {
   ARROW_ASSIGN_OR_RAISE(checkpoint_, StreamCheckpoint::Open(ctx_));
   ARROW_RETURN_NOT_OK(checkpoint_->Recover(ctx_, streams_, fresh_sets));
   for (auto& ds : streams_) {
-    if (IsView(*ds.dataset)) continue;
+    if (IsView(*ds.dataset) && !ds.transient) continue;
     const bool fresh = fresh_sets.count(ds.dataset->name) > 0;
     for (auto& f : ds.flows) {
       if (f.late_rows_of) continue;
@@ -233,8 +241,17 @@ arrow::Status StreamLoop::Setup() {
   return arrow::Status::OK();
 }
 
-bool WantsIncremental(const RunContext& ctx, const Flow& f) {
-  return EffectiveStreamingMode(f, ctx.options->streaming_mode) == StreamingMode::kIncremental;
+bool StreamLoop::WantsIncremental(const Flow& f) const {
+  const bool chosen = (f.streaming && f.streaming->mode) || ctx_.options->streaming_mode;
+  if (!chosen && !stream_views_.empty() && !f.source) {
+    auto inputs = FlowInputs(*ctx_.pipeline, f);
+    if (inputs.ok()) {
+      for (const auto& in : *inputs) {
+        if (stream_views_.count(internal::Lower(in)) > 0) return true;
+      }
+    }
+  }
+  return EffectiveStreamingMode(f, ctx_.options->streaming_mode) == StreamingMode::kIncremental;
 }
 
 // The flows asking for the incremental mode get their operator (or fall back,
@@ -244,7 +261,7 @@ arrow::Status StreamLoop::SetupIncremental() {
   for (auto& ds : streams_) {
     if (IsView(*ds.dataset)) continue;
     for (auto& f : ds.flows) {
-      if (f.late_rows_of || !WantsIncremental(ctx_, *f.flow)) continue;
+      if (f.late_rows_of || !WantsIncremental(*f.flow)) continue;
       std::string fallback;
       auto inc = MakeIncrementalFlow(ctx_, f, by_name_, now, &fallback);
       if (!inc.ok()) return FlowError(*f.flow, inc.status());
@@ -286,7 +303,8 @@ arrow::Status StreamLoop::SetupIncremental() {
   }
   // A dataset keeps its rows in memory unless it is written only by sources
   // and incremental flows and read only by incremental flows.
-  std::set<std::string> read_whole;  // lower-case names Recompute flows read
+  // lower-case names Recompute flows read -> one such flow
+  std::map<std::string, const Flow*> read_whole;
   bool inputs_unknown = false;
   for (const auto& ds : streams_) {
     for (const auto& g : ds.flows) {
@@ -296,10 +314,26 @@ arrow::Status StreamLoop::SetupIncremental() {
         inputs_unknown = true;
         continue;
       }
-      for (const auto& in : *inputs) read_whole.insert(internal::Lower(in));
+      for (const auto& in : *inputs) read_whole.emplace(internal::Lower(in), g.flow);
     }
   }
   for (auto& ds : streams_) {
+    if (ds.transient) {
+      auto it = read_whole.find(internal::Lower(ds.dataset->name));
+      if (it != read_whole.end()) {
+        return FlowError(
+            *it->second,
+            arrow::Status::Invalid(
+                "it runs in Recompute mode, which rereads all of its input every trigger, "
+                "but it reads '", ds.dataset->name,
+                "', a temporary view over a streaming source, which keeps none of its rows; "
+                "run it in the incremental mode (mode = 'incremental'; a query the incremental "
+                "mode cannot run falls back to Recompute), or declare '",
+                ds.dataset->name, "' as a streaming table"));
+      }
+      ds.retain = false;
+      continue;
+    }
     bool keep = inputs_unknown || IsView(*ds.dataset) ||
                 read_whole.count(internal::Lower(ds.dataset->name)) > 0;
     for (const auto& f : ds.flows) keep |= !(f.source || f.incremental);
@@ -311,7 +345,8 @@ arrow::Status StreamLoop::SetupIncremental() {
 // A view over streams is a DuckDB view of its query, (re)defined once every
 // input it reads is bound; it then reads their current content.
 arrow::Status StreamLoop::BindViewIfReady(DatasetStream& ds) {
-  if (!IsView(*ds.dataset) || ds.flows.empty() || !InputsBound(*ds.flows[0].flow)) {
+  if (!IsView(*ds.dataset) || ds.transient || ds.flows.empty() ||
+      !InputsBound(*ds.flows[0].flow)) {
     return arrow::Status::OK();
   }
   ARROW_ASSIGN_OR_RAISE(std::string sql, TranslateFlowSql(*ds.flows[0].flow));
@@ -381,7 +416,7 @@ arrow::Status StreamLoop::RunTrigger(int64_t index, bool* took_input, bool* fini
   *finished = !any_source || all_exhausted;
   // (2) Flows, in dependency order.
   for (auto& ds : streams_) {
-    if (IsView(*ds.dataset)) {
+    if (IsView(*ds.dataset) && !ds.transient) {
       ARROW_RETURN_NOT_OK(BindViewIfReady(ds));
       continue;
     }
@@ -495,7 +530,14 @@ arrow::Status StreamLoop::RunTrigger(int64_t index, bool* took_input, bool* fini
 arrow::Status StreamLoop::CommitEpoch() {
   if (!uncommitted_) return arrow::Status::OK();
   const int64_t epoch = checkpoint_->committed_epoch() + 1;
-  for (auto& ds : streams_) ARROW_RETURN_NOT_OK(StageStream(ctx_, &ds, epoch, &staged_));
+  for (auto& ds : streams_) {
+    if (ds.transient) {  // nothing stored: its position is in the epoch
+      for (auto& f : ds.flows) f.added.reset();
+      ds.dirty = false;
+      continue;
+    }
+    ARROW_RETURN_NOT_OK(StageStream(ctx_, &ds, epoch, &staged_));
+  }
   arrow::Status st = checkpoint_->Commit(ctx_, streams_, &staged_);
   if (!st.ok()) {
     for (auto& s : staged_) ctx_.store->Abandon(s.pending);
@@ -534,7 +576,7 @@ void StreamLoop::Notes() {
     for (auto& f : ds.flows) {
       const Flow& flow = *f.flow;
       if (!flow.streaming) continue;
-      if (!WantsIncremental(ctx_, flow) &&
+      if (!WantsIncremental(flow) &&
           (flow.streaming->watermark || flow.streaming->window)) {
         ctx_.notes.push_back(
             "flow '" + flow.name +
@@ -600,7 +642,7 @@ void StreamLoop::Finish(const arrow::Status& error, const std::string& failed_fl
                 : any_inc                ? ", incremental mode"
                 : any_recompute          ? ", Recompute mode"
                                          : "");
-    if (IsView(d)) {
+    if (IsView(d) && !ds.transient) {
       auto& state = ctx_.states[d.name];
       state.available = error.ok() && ds.schema != nullptr;
       if (!state.available)
@@ -614,7 +656,9 @@ void StreamLoop::Finish(const arrow::Status& error, const std::string& failed_fl
     int64_t emitted = 0;
     for (auto& f : ds.flows) emitted += totals_[f.flow->name].rows_out;
     DatasetOutcome o = Outcome(d, error.ok() ? DatasetStatus::kComputed : DatasetStatus::kFailed,
-                               how + ", " + std::to_string(emitted) + " rows emitted");
+                               how + ", " + std::to_string(emitted) + " rows emitted" +
+                                   (ds.transient ? " to its readers (a stream view: not stored)"
+                                                 : ""));
     auto& state = ctx_.states[d.name];
     for (auto& f : ds.flows) {
       const FlowTotals& tot = totals_[f.flow->name];

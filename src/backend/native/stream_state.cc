@@ -269,6 +269,13 @@ arrow::Status LoadStream(RunContext& ctx, DatasetStream* ds, bool fresh,
   }
   if (fresh) return arrow::Status::OK();
   const std::string where = "checkpoint epoch " + std::to_string(checkpoint.committed_epoch());
+  if (ds->transient) {
+    // No stored rows: the source restarts from its position, and the rows
+    // it emitted so far (its readers' offsets count them) are its counter.
+    ARROW_RETURN_NOT_OK(LoadFlowStates(ds, checkpoint, where));
+    for (auto& f : ds->flows) f.total_rows = f.counters.rows_out;
+    return arrow::Status::OK();
+  }
   if (ds->sink) {
     if (saved_ds) ds->epoch = saved_ds->value("sink_epoch", int64_t{0});
     return LoadFlowStates(ds, checkpoint, where);

@@ -97,6 +97,11 @@ struct DatasetStream {
   // adds (FlowStream::recent) and memory stays bounded; the rows are in the
   // committed version.
   bool retain = true;
+  // A stream view (IsStreamView, thund/ir.h): its source's rows reach its
+  // readers through FlowStream::recent and are never stored. The source's
+  // position and row count go into the checkpoint epoch with the flows'
+  // state, so after a restart it reads on where the last epoch stopped.
+  bool transient = false;
   std::string stamp;                  // of the committed version
   std::string version;                // "v-000007"
   int64_t version_number = 0;         // 7 (0 = none)

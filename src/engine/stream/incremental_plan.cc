@@ -565,7 +565,10 @@ arrow::Result<FlowIncremental> PlanFlowIncremental(const Pipeline& p, const Flow
   }
   for (const auto& in : out.plan.stream_inputs) {
     const Dataset* d = dataset(in);
-    if (d && (d->kind == DatasetKind::kView || d->kind == DatasetKind::kTemporaryView)) {
+    // A stream view hands each trigger's rows to its readers like a
+    // streaming table; any other view over streams is a query over them.
+    if (d && (d->kind == DatasetKind::kView || d->kind == DatasetKind::kTemporaryView) &&
+        !IsStreamView(p, *d)) {
       out.plan.runnable = false;
       out.plan.fallback = "Scan " + in + ": a view over streams is read whole (read its "
                           "streams instead)";
