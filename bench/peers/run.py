@@ -72,17 +72,20 @@ def parse_count(text):
     return int(float(m.group(1)) * {"": 1, "k": 1000, "m": 1000000}[m.group(2).lower()])
 
 
-def thund_sql(query, data_dir, sink, out_dir):
+def thund_sql(query, data_dir, sink, out_dir, input_kind="table"):
     """bench/nexmark/QUERY.sql with its generator replaced by a file drop over the
-    prepared chunks (one file per trigger) and its target by a sink. thund's
-    sources feed streaming tables, which it stores (a view cannot take a
-    source), so every thund run also writes its input as Parquet."""
+    prepared chunks (one file per trigger) and its target by a sink. With
+    input_kind "table" the source feeds a streaming table, which thund stores
+    (every run also writes its input as Parquet); with "view" it feeds a stream
+    view (a temporary view over the source), which is not stored, as Flink's
+    and Spark's jobs do not store their input."""
     with open(os.path.join(ROOT, "bench", "nexmark", query + ".sql")) as f:
         sql = f.read()
 
     def source(m):
         t = m.group(1)
-        return (f"CREATE STREAMING TABLE {t} AS SELECT * FROM STREAM read_files('{data_dir}/{t}', "
+        kind = "TEMPORARY VIEW" if input_kind == "view" else "STREAMING TABLE"
+        return (f"CREATE {kind} {t} AS SELECT * FROM STREAM read_files('{data_dir}/{t}', "
                 f"format => 'parquet', max_files_per_trigger => '1');\n")
 
     def target(m):
@@ -163,7 +166,8 @@ class Bench:
         os.makedirs(work)
         path = os.path.join(work, f"{query}.sql")
         with open(path, "w") as f:
-            f.write(thund_sql(query, os.path.join(data, "chunks"), sink, out))
+            f.write(thund_sql(query, os.path.join(data, "chunks"), sink, out,
+                              self.args.thund_input))
         m = measure.run([self.thund, "run", path, "--storage", os.path.join(work, "store"),
                          "--events", "json", "--threads", str(self.args.parallelism)],
                         timeout=self.args.timeout)
@@ -188,6 +192,7 @@ class Bench:
                                                                        "auctions"):
                 res["input_rows"] += e.get("rows_out", 0)
         res["note"] = (f"{fallback}; " if fallback else "") + (
+            "input: stream view (not stored); " if self.args.thund_input == "view" else "") + (
             f"trigger steps: sources (read, store) {phase['sources']} ms, "
             f"query {phase['query']} ms")
         return res
@@ -342,7 +347,10 @@ class Bench:
         row = {
             "time_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "git_commit": self.versions["thund"], **self.machine,
-            "engine": engine, "engine_version": self.versions.get(engine, ""),
+            # thund over a stream view is its own series ("thund-view").
+            "engine": ("thund-view" if engine == "thund" and self.args.thund_input == "view"
+                       else engine),
+            "engine_version": self.versions.get(engine, ""),
             "java": self.versions["java"] if engine != "thund" else "",
             "query": query, "sink": sink, "events": events,
             "input_rows": res.get("input_rows", ""), "output_rows": output_rows,
@@ -500,6 +508,9 @@ def main():
     ap.add_argument("--per-chunk", default="250K", help="events per thund trigger (file)")
     ap.add_argument("--parallelism", type=int, default=2)
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--thund-input", choices=["table", "view"], default="table",
+                    help="thund's input: a stored streaming table, or a stream view "
+                         "(a temporary view over the source, not stored)")
     ap.add_argument("--note", default="", help="text added to every timed row's note "
                     "(e.g. what else ran on the machine)")
     ap.add_argument("--timeout", type=float, default=1800)
