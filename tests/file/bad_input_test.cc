@@ -8,6 +8,7 @@
 
 #include "test_util.h"
 #include "thund/type_names.h"
+#include "thund/utf8.h"
 
 namespace thund {
 namespace {
@@ -70,6 +71,34 @@ TEST(PipelineFileBadInput, YamlEscapesYamlCppDecodesToNonUtf8AreEscapedInDiagnos
   EXPECT_EQ(r.diagnostics[0].location, (SourceLocation{"p.yaml", 2, 1}));
   EXPECT_NE(r.diagnostics[0].message.find("unknown key 'a\\xA0b'"), std::string::npos)
       << r.diagnostics[0].message;
+}
+
+// fuzz_pipeline_file (2026-12-05): a value with "\_" read without errors but was
+// written back with the lone byte 0xA0, a file that does not read. Values now
+// hold the code points YAML means, and the written file reads back equal.
+TEST(PipelineFileBadInput, YamlCodePointEscapesInValuesRoundTrip) {
+  const std::string text =
+      "name: p\ndatasets:\n  - name: t\n    kind: table\n"
+      "    comment: \"a\\_b\\N\\xe9c\"\nflows:\n  - name: t\n    target: t\n"
+      "    sql: SELECT 1 AS x\n";
+  ParseResult r = ParsePipelineFile(text, "p.yaml");
+  ASSERT_TRUE(r.ok()) << DiagText(r.diagnostics);
+  const Dataset* t = r.pipeline.FindDataset("t");
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->comment, "a\xC2\xA0" "b\xC2\x85\xC3\xA9" "c");
+  ParseResult back = ParsePipelineFile(FormatPipelineFile(r.pipeline), "back.yaml");
+  ASSERT_TRUE(back.ok()) << DiagText(back.diagnostics);
+  EXPECT_EQ(back.pipeline.FindDataset("t")->comment, t->comment);
+}
+
+// fuzz_pipeline_file (2026-12-05): yaml-cpp's message for an unknown escape
+// quotes one byte, here the first of "é": the message is escaped, not broken UTF-8.
+TEST(PipelineFileBadInput, AnUnknownEscapeBeforeAMultiByteCharacterIsAnEscapedMessage) {
+  ParseResult r = ParsePipelineFile("name: \"a\\\xC3\xA9\"\n", "p.yaml");
+  ASSERT_EQ(r.diagnostics.size(), 1u) << DiagText(r.diagnostics);
+  EXPECT_EQ(r.diagnostics[0].code, "yaml-syntax");
+  EXPECT_TRUE(IsValidUtf8(r.diagnostics[0].message)) << r.diagnostics[0].message;
+  EXPECT_NE(r.diagnostics[0].message.find("\\xC3"), std::string::npos) << r.diagnostics[0].message;
 }
 
 // fuzz_sql_parser: a decimal precision past int64 threw std::out_of_range

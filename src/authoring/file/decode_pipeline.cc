@@ -139,7 +139,9 @@ ParseResult ParsePipelineFile(const std::string& text, const std::string& file_n
   try {
     docs = file::LoadDocuments(text);
   } catch (const YAML::Exception& e) {
-    r.Error(e.mark, "", "yaml-syntax", "YAML syntax error: " + e.msg,
+    // yaml-cpp quotes the byte after a bad escape, which may be the first
+    // byte of a UTF-8 character (fuzz_pipeline_file): escaped.
+    r.Error(e.mark, "", "yaml-syntax", "YAML syntax error: " + EscapeInvalidUtf8(e.msg),
             "fix the YAML at this position (check indentation, quotes and brackets)");
     return result;
   }

@@ -6,6 +6,7 @@
 
 #include "authoring/file/did_you_mean.h"
 #include "thund/duration.h"
+#include "thund/utf8.h"
 
 namespace thund::file {
 namespace {
@@ -94,9 +95,34 @@ std::string Index(std::string_view path, size_t i) {
   return std::string(path) + "[" + std::to_string(i) + "]";
 }
 
+// yaml-cpp 0.7 decodes the escapes \_, \N and \xNN of double-quoted strings to
+// one byte each (0xA0, 0x85, 0xNN) instead of the UTF-8 of U+00A0, U+0085 and
+// U+00NN (fuzz_pipeline_file: such a value was written back as a file that
+// does not read). The file is valid UTF-8 (checked before parsing), so a byte
+// of a decoded scalar that starts no UTF-8 character came from such an escape:
+// it is re-encoded as the code point YAML means.
+std::string YamlScalarUtf8(std::string s) {
+  if (IsValidUtf8(s)) return s;
+  std::string out;
+  std::string_view rest(s);
+  while (!rest.empty()) {
+    const size_t bad = InvalidUtf8Offset(rest);
+    if (bad == std::string_view::npos) {
+      out.append(rest);
+      break;
+    }
+    out.append(rest.substr(0, bad));
+    const auto b = static_cast<unsigned char>(rest[bad]);
+    out.push_back(static_cast<char>(0xC0 | (b >> 6)));
+    out.push_back(static_cast<char>(0x80 | (b & 0x3F)));
+    rest.remove_prefix(bad + 1);
+  }
+  return out;
+}
+
 std::optional<std::string> ScalarText(Reader& r, const YAML::Node& node, const YAML::Mark& at,
                                       const std::string& path, std::string_view what) {
-  if (node.IsScalar()) return node.Scalar();
+  if (node.IsScalar()) return YamlScalarUtf8(node.Scalar());
   r.Error(at, path, "wrong-type", "expected " + std::string(what) + ", got " + Describe(node));
   return std::nullopt;
 }
@@ -106,7 +132,7 @@ std::string PeekScalar(const YAML::Node& node, std::string_view key) {
   for (auto it = node.begin(); it != node.end(); ++it) {
     const YAML::Node k = it->first;  // copies: `it->` returns a temporary proxy
     const YAML::Node v = it->second;
-    if (k.IsScalar() && k.Scalar() == key && v.IsScalar()) return v.Scalar();
+    if (k.IsScalar() && k.Scalar() == key && v.IsScalar()) return YamlScalarUtf8(v.Scalar());
   }
   return "";
 }
