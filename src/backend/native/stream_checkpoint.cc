@@ -359,8 +359,7 @@ arrow::Status StreamCheckpoint::Commit(RunContext& ctx, std::vector<DatasetStrea
   int64_t state_rows = 0;
   for (auto& ds : streams) {
     const Dataset& d = *ds.dataset;
-    const bool view = d.kind == DatasetKind::kView || d.kind == DatasetKind::kTemporaryView;
-    if (view && !ds.transient) continue;
+    if (ds.IsQueryView()) continue;
     Json entry = Json::object();
     if (ds.sink) {
       entry["sink_epoch"] = ds.epoch;

@@ -196,7 +196,7 @@ arrow::Status StreamLoop::Setup() {
   ARROW_ASSIGN_OR_RAISE(checkpoint_, StreamCheckpoint::Open(ctx_));
   ARROW_RETURN_NOT_OK(checkpoint_->Recover(ctx_, streams_, fresh_sets));
   for (auto& ds : streams_) {
-    if (IsView(*ds.dataset) && !ds.transient) continue;
+    if (ds.IsQueryView()) continue;
     const bool fresh = fresh_sets.count(ds.dataset->name) > 0;
     for (auto& f : ds.flows) {
       if (f.late_rows_of) continue;
@@ -345,8 +345,7 @@ arrow::Status StreamLoop::SetupIncremental() {
 // A view over streams is a DuckDB view of its query, (re)defined once every
 // input it reads is bound; it then reads their current content.
 arrow::Status StreamLoop::BindViewIfReady(DatasetStream& ds) {
-  if (!IsView(*ds.dataset) || ds.transient || ds.flows.empty() ||
-      !InputsBound(*ds.flows[0].flow)) {
+  if (!ds.IsQueryView() || ds.flows.empty() || !InputsBound(*ds.flows[0].flow)) {
     return arrow::Status::OK();
   }
   ARROW_ASSIGN_OR_RAISE(std::string sql, TranslateFlowSql(*ds.flows[0].flow));
@@ -416,7 +415,7 @@ arrow::Status StreamLoop::RunTrigger(int64_t index, bool* took_input, bool* fini
   *finished = !any_source || all_exhausted;
   // (2) Flows, in dependency order.
   for (auto& ds : streams_) {
-    if (IsView(*ds.dataset) && !ds.transient) {
+    if (ds.IsQueryView()) {
       ARROW_RETURN_NOT_OK(BindViewIfReady(ds));
       continue;
     }
@@ -642,7 +641,7 @@ void StreamLoop::Finish(const arrow::Status& error, const std::string& failed_fl
                 : any_inc                ? ", incremental mode"
                 : any_recompute          ? ", Recompute mode"
                                          : "");
-    if (IsView(d) && !ds.transient) {
+    if (ds.IsQueryView()) {
       auto& state = ctx_.states[d.name];
       state.available = error.ok() && ds.schema != nullptr;
       if (!state.available)

@@ -102,6 +102,12 @@ struct DatasetStream {
   // position and row count go into the checkpoint epoch with the flows'
   // state, so after a restart it reads on where the last epoch stopped.
   bool transient = false;
+  // A view defined by a query over streams (a DuckDB view in the loop): not
+  // stepped, stored or checkpointed. A stream view is not one.
+  bool IsQueryView() const {
+    return (dataset->kind == DatasetKind::kView || dataset->kind == DatasetKind::kTemporaryView) &&
+           !transient;
+  }
   std::string stamp;                  // of the committed version
   std::string version;                // "v-000007"
   int64_t version_number = 0;         // 7 (0 = none)
