@@ -122,6 +122,14 @@ struct NativeRunOptions {
   // The partials of a window right on a stream's scan are computed in C++
   // from the new rows (false: by the partial query in DuckDB, its plain twin).
   bool direct_partial = true;
+  // Streaming: rows of a dataset without expectations go from the flow that
+  // made them to the dataset as Arrow when DuckDB would hand them back in the
+  // same types (false: through a DuckDB query, as rows with expectations go).
+  bool direct_check = true;
+  // Streaming: a stream view's source keeps only the columns its readers'
+  // queries name (plan::ColumnNamesRead), and a Parquet file drop reads only
+  // those (false: every column, the plain twin).
+  bool prune_columns = true;
 };
 
 // ---------------------------------------------------------------------------

@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -226,6 +227,15 @@ const PlanNode* AggregateWindow(const PlanNode& aggregate);
 
 // Every node of the plan, pre-order (inputs before subqueries).
 std::vector<const PlanNode*> Nodes(const PlanNode& root);
+
+// A superset of the column names (lower case) the plan reads from the
+// relations it scans: every name a column reference (each of its parts), a
+// join or a window in it uses, whichever relation it belongs to. nullopt when
+// no such bound is known: a star or COLUMNS(...), an expression or relation the
+// plan does not see into, a relation named as a value (its row as a struct),
+// columns renamed by position (FROM t AS x(a, b)), or a join without a
+// condition (NATURAL).
+std::optional<std::set<std::string>> ColumnNamesRead(const PlanNode& root);
 
 // One node per line, indented, with output schemas:
 //   Project [id, total] -> (id bigint, total bigint)

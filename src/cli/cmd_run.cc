@@ -37,6 +37,8 @@ struct RunCliOptions {
   bool no_hash_merge = false;
   bool no_hop_panes = false;
   bool no_direct_partial = false;
+  bool no_direct_check = false;
+  bool no_prune_columns = false;
   std::string backend = "native";  // native | spark
   SparkCliOptions spark;
   bool quiet = false;         // no progress line, no human event lines
@@ -141,6 +143,8 @@ int RunRun(const RunCliOptions& o) {
   options.native.hash_merge = !o.no_hash_merge;
   options.native.hop_panes = !o.no_hop_panes;
   options.native.direct_partial = !o.no_direct_partial;
+  options.native.direct_check = !o.no_direct_check;
+  options.native.prune_columns = !o.no_prune_columns;
   options.max_triggers = o.max_triggers;
   if (!o.streaming_mode.empty()) options.streaming_mode = ParseStreamingMode(o.streaming_mode);
   options.stop = &g_stop;
@@ -206,6 +210,12 @@ void RegisterRun(CLI::App& app, int* exit_code) {
   c->add_flag("--no-direct-partial", o->no_direct_partial,
               "incremental: compute the new rows' partial aggregates with a DuckDB query, not "
               "in C++ (the plain twin of the fast path)");
+  c->add_flag("--no-direct-check", o->no_direct_check,
+              "streaming: pass rows of datasets without expectations through a DuckDB query, "
+              "not as Arrow (the plain twin of the fast path)");
+  c->add_flag("--no-prune-columns", o->no_prune_columns,
+              "streaming: a stream view's source reads every column, not only those its "
+              "readers' queries name (the plain twin of the fast path)");
   c->add_option("--max-triggers", o->max_triggers,
                 "streaming: stop after this many triggers (0 = no cap)")
       ->check(CLI::NonNegativeNumber);

@@ -4,6 +4,7 @@
 #include <arrow/type.h>
 
 #include <algorithm>
+#include <cctype>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -265,6 +266,94 @@ std::vector<const PlanNode*> Nodes(const PlanNode& root) {
   };
   visit(root);
   return out;
+}
+
+std::optional<std::set<std::string>> ColumnNamesRead(const PlanNode& root) {
+  std::set<std::string> names;
+  std::set<std::string> bare;       // unqualified references
+  std::set<std::string> relations;  // names and aliases of the relations in the plan
+  bool unbounded = false;
+  std::function<void(const Expr&)> expr = [&](const Expr& e) {
+    if (e.kind == ExprKind::kStar || e.kind == ExprKind::kOther) {
+      unbounded = true;
+      return;
+    }
+    if (e.kind == ExprKind::kColumn) {
+      names.insert(internal::Lower(e.name));
+      if (e.qualifier.empty()) bare.insert(internal::Lower(e.name));
+      for (const auto& q : e.qualifier) names.insert(internal::Lower(q));
+    }
+    for (const auto& a : e.args) expr(a);  // (a subquery's nodes come from Nodes())
+    if (e.filter) expr(*e.filter);
+  };
+  // A window's time column is SQL text: its identifiers, and the whole name
+  // unquoted.
+  auto text = [&](const std::string& sql) {
+    std::string word, whole;
+    for (char c : sql + " ") {
+      if (c != '"' && c != '`') whole += c;
+      if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
+          static_cast<unsigned char>(c) >= 0x80) {
+        word += c;
+      } else if (!word.empty()) {
+        names.insert(internal::Lower(word));
+        word.clear();
+      }
+    }
+    names.insert(internal::Lower(whole.substr(0, whole.size() - 1)));
+  };
+  for (const PlanNode* n : Nodes(root)) {
+    if (!n->alias.empty()) relations.insert(internal::Lower(n->alias));
+    if (!n->cte.empty()) relations.insert(internal::Lower(n->cte));
+    switch (n->kind) {
+      case NodeKind::kOpaque:
+        return std::nullopt;
+      case NodeKind::kScan:
+        if (!n->scan.column_aliases.empty()) return std::nullopt;
+        for (const auto& part : n->scan.name) relations.insert(internal::Lower(part));
+        if (!n->scan.alias.empty()) relations.insert(internal::Lower(n->scan.alias));
+        break;
+      case NodeKind::kJoin: {
+        const JoinInfo& j = n->join;
+        if (j.equi_keys.empty() && !j.residual && j.using_columns.empty() &&
+            j.kind != JoinKind::kCross && j.kind != JoinKind::kPositional) {
+          return std::nullopt;
+        }
+        for (const auto& [l, r] : j.equi_keys) {
+          expr(l);
+          expr(r);
+        }
+        if (j.residual) expr(*j.residual);
+        if (j.time_bound) {
+          for (const Expr* e : {&j.time_bound->left_time, &j.time_bound->right_time,
+                                &j.time_bound->lower, &j.time_bound->upper}) {
+            expr(*e);
+          }
+        }
+        for (const auto& c : j.using_columns) names.insert(internal::Lower(c));
+        break;
+      }
+      case NodeKind::kWindowAssign:
+        text(n->window.time_column);
+        for (const auto& k : n->window.partition_keys) text(k);
+        break;
+      default:
+        break;
+    }
+    for (const auto* list : {&n->exprs, &n->group_keys, &n->aggregates, &n->scan.args}) {
+      for (const auto& e : *list) expr(e);
+    }
+    if (n->predicate) expr(*n->predicate);
+    for (const auto& k : n->order) expr(k.expr);
+    for (const auto& row : n->rows) {
+      for (const auto& e : row) expr(e);
+    }
+    if (unbounded) return std::nullopt;
+  }
+  for (const auto& r : relations) {
+    if (bare.count(r) > 0) return std::nullopt;
+  }
+  return names;
 }
 
 std::vector<const ScanInfo*> PlanInputs(const PlanNode& root) {

@@ -410,3 +410,110 @@ TEST(PlanWindowTest, EachAggregateGetsTheWindowWrittenWithIt) {
 
 }  // namespace
 }  // namespace thund
+
+namespace thund {
+namespace {
+
+// ColumnNamesRead against DuckDB: every query over tables that keep only the
+// columns it names gives the same rows as over the whole tables (a name it
+// missed fails to bind or changes the rows). Where it gives no bound, the
+// query needs one it cannot see (checked by the cases below).
+TEST(PlanColumnsTest, AQueryOverOnlyTheColumnsItReadsGivesTheSameRows) {
+  std::vector<std::string> queries = Corpus();
+  for (const char* q : {
+           // Nexmark shapes, struct fields, functions over several columns.
+           "SELECT auction, bidder, 0.908 * price AS price, date_time FROM STREAM(bids)",
+           "SELECT auction, price FROM bids WHERE auction % 123 = 0",
+           "SELECT window_start, window_end, auction, count(*) AS n FROM HOP(TABLE bids, "
+           "DESCRIPTOR(date_time), INTERVAL '2' SECONDS, INTERVAL '10' SECONDS) GROUP BY ALL",
+           "SELECT b.auction, b.price FROM bids b JOIN (SELECT max(price) AS m, window.end AS we "
+           "FROM bids GROUP BY window(date_time, '10 seconds')) x ON b.price = x.m",
+           "SELECT s.a + 1 AS a1, upper(k) AS k FROM (SELECT {'a': v, 'b': k} AS s, k FROM t)",
+           "SELECT count(*) AS n FROM t",
+           "SELECT concat_ws('-', k, CAST(id AS VARCHAR)) AS label FROM t ORDER BY label",
+           "SELECT id, lag(v) OVER (PARTITION BY k ORDER BY ts) AS prev FROM t",
+       }) {
+    queries.push_back(q);
+  }
+  const std::map<std::string, std::string> tables = {
+      {"t", "SELECT i AS id, ['a', 'b', NULL][i % 3 + 1] AS k, i * 7 % 11 AS v, "
+            "TIMESTAMP '2026-01-01' + INTERVAL (i) MINUTE AS ts FROM range(20) r(i)"},
+      {"u", "SELECT i AS id, 'n' || i AS name, TIMESTAMP '2026-01-01' + INTERVAL (i * 2) "
+            "MINUTE AS ts FROM range(0, 30, 3) r(i)"},
+      {"events", "SELECT i % 4 AS user_id, i * 1.5 AS amount, TIMESTAMP '2026-01-01' + "
+                 "INTERVAL (i * 3) MINUTE AS ts, ['x', 'y'][i % 2 + 1] AS kind FROM range(40) "
+                 "r(i)"},
+      {"bids", "SELECT i % 5 AS auction, i % 3 AS bidder, i * 10 AS price, 'c' || i AS "
+               "channel, TIMESTAMP '2026-01-01' + INTERVAL (i) SECOND AS date_time FROM "
+               "range(60) r(i)"}};
+  testing::DuckDbRunner whole;
+  for (const auto& [name, rows] : tables) {
+    ASSERT_TRUE(whole.Exec("CREATE TABLE " + name + " AS " + rows));
+  }
+  int pruned = 0;
+  for (const auto& q : queries) {
+    SCOPED_TRACE(q);
+    auto plan = sql::PlanQuery(q);
+    ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+    auto names = plan::ColumnNamesRead(**plan);
+    if (!names) continue;
+    auto duck_sql = SparkToDuckDb(q);
+    ASSERT_TRUE(duck_sql.ok());
+    std::string error;
+    auto expected = whole.Rows(*duck_sql, &error);
+    if (!error.empty()) continue;  // a file that is not there
+    testing::DuckDbRunner narrow;
+    bool dropped = false;
+    for (const auto& [name, rows] : tables) {
+      // The table with only the named columns (a placeholder when none is,
+      // so the row count stays).
+      std::string keep;
+      for (const auto& col : whole.ColumnNames("SELECT * FROM " + name)) {
+        if (names->count(col) == 0) {
+          dropped = true;
+          continue;
+        }
+        keep += (keep.empty() ? "" : ", ") + col;
+      }
+      if (keep.empty()) keep = "0 AS __thund_pad";
+      ASSERT_TRUE(narrow.Exec("CREATE TABLE " + name + " AS SELECT " + keep + " FROM (" + rows +
+                              ")"));
+    }
+    auto actual = narrow.Rows(*duck_sql, &error);
+    ASSERT_TRUE(error.empty()) << "reads a column it does not name: " << error;
+    std::sort(expected.begin(), expected.end());
+    std::sort(actual.begin(), actual.end());
+    EXPECT_EQ(expected, actual);
+    pruned += dropped;
+  }
+  EXPECT_GT(pruned, 40);
+}
+
+TEST(PlanColumnsTest, QueriesThatReadColumnsTheyDoNotNameHaveNoBound) {
+  for (const char* q : {
+           "SELECT * FROM t",
+           "SELECT t.* FROM t",
+           "SELECT * EXCLUDE (k) FROM t",
+           "SELECT COLUMNS('^v') FROM t",
+           "SELECT to_json(t) AS j FROM t",
+           "SELECT x FROM t AS x",
+           "SELECT a, b FROM t AS x(a, b)",
+           "SELECT id FROM t NATURAL JOIN u",
+           "SELECT list_transform([1, 2], x -> x + v) AS l FROM t",
+           "SELECT * FROM t PIVOT (sum(v) FOR k IN ('a', 'b'))",
+       }) {
+    SCOPED_TRACE(q);
+    auto plan = sql::PlanQuery(q);
+    ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+    auto names = plan::ColumnNamesRead(**plan);
+    EXPECT_FALSE(names.has_value()) << "bound: " << names->size() << " names";
+  }
+  auto plan = sql::PlanQuery("SELECT auction, 0.908 * price AS p FROM STREAM(bids) WHERE p > 1");
+  ASSERT_TRUE(plan.ok());
+  auto names = plan::ColumnNamesRead(**plan);
+  ASSERT_TRUE(names.has_value());
+  EXPECT_EQ(*names, (std::set<std::string>{"auction", "price", "p"}));
+}
+
+}  // namespace
+}  // namespace thund

@@ -41,6 +41,9 @@ struct RunContext {
   int tag_counter = 0;
   // FlowInputFiles per flow, expanded once per run (fingerprint, then run).
   std::map<const Flow*, std::vector<std::string>> input_files;
+  // Arrow schema (without metadata, as text) -> the schema DuckDB hands rows
+  // of it back in (stream_flow.cc, CheckRows).
+  std::map<std::string, std::shared_ptr<arrow::Schema>> duckdb_schemas;
 
   void Emit(RunEvent e) const {
     if (!options->on_event) return;

@@ -67,6 +67,30 @@ arrow::Result<std::shared_ptr<arrow::Table>> Delta(RunContext& ctx, const Flow& 
 constexpr const char* kHiddenWindowEnd = "__thund_window_end";
 
 
+// The schema DuckDB hands rows of `schema` back in when it is the same
+// columns in the same Arrow types (then a round trip through DuckDB would not
+// change a value), else null. Asked of DuckDB once per schema and run.
+arrow::Result<std::shared_ptr<arrow::Schema>> UnchangedByDuckDb(RunContext& ctx,
+                                                                const Flow& flow,
+                                                                const arrow::Schema& schema) {
+  const std::string key = schema.ToString(/*show_metadata=*/false);
+  auto it = ctx.duckdb_schemas.find(key);
+  if (it == ctx.duckdb_schemas.end()) {
+    ARROW_ASSIGN_OR_RAISE(
+        auto probe, Query(ctx, flow, std::string("SELECT * FROM ") + kCheck + " LIMIT 0"));
+    it = ctx.duckdb_schemas.emplace(key, probe->schema()).first;
+  }
+  const arrow::Schema& back = *it->second;
+  if (back.num_fields() != schema.num_fields()) return nullptr;
+  for (int i = 0; i < schema.num_fields(); ++i) {
+    if (back.field(i)->name() != schema.field(i)->name() ||
+        !back.field(i)->type()->Equals(*schema.field(i)->type())) {
+      return nullptr;
+    }
+  }
+  return it->second;
+}
+
 }  // namespace
 
 
@@ -87,22 +111,37 @@ arrow::Result<std::shared_ptr<arrow::Table>> CheckRows(RunContext& ctx, DatasetS
   ARROW_ASSIGN_OR_RAISE(auto expectations, engine::batch::CompileExpectations(d));
   Registered input(ctx, kCheck);
   ARROW_RETURN_NOT_OK(input.Set(rows));
-  std::string sql =
-      engine::batch::WrapWithExpectations(std::string("SELECT * FROM ") + kCheck, expectations);
-  auto reader = ctx.session->QueryStream(sql);
-  if (!reader.ok()) {
-    return arrow::Status::Invalid("dataset '", d.name, "': an expectation does not apply to the ",
-                                  "rows of flow '", flow.name, "': ", reader.status().message());
+  std::shared_ptr<arrow::RecordBatchReader> reader;
+  std::shared_ptr<arrow::Schema> direct_schema;
+  if (ctx.options->native.direct_check && expectations.empty()) {
+    ARROW_ASSIGN_OR_RAISE(direct_schema, UnchangedByDuckDb(ctx, flow, *rows->schema()));
+  }
+  if (direct_schema) {
+    // The rows as DuckDB would hand them back: the same arrays, its schema.
+    arrow::TableBatchReader batches(*rows);
+    ARROW_ASSIGN_OR_RAISE(auto all, batches.ToRecordBatches());
+    for (auto& b : all) b = arrow::RecordBatch::Make(direct_schema, b->num_rows(), b->columns());
+    ARROW_ASSIGN_OR_RAISE(reader, arrow::RecordBatchReader::Make(std::move(all), direct_schema));
+  } else {
+    std::string sql =
+        engine::batch::WrapWithExpectations(std::string("SELECT * FROM ") + kCheck, expectations);
+    auto queried = ctx.session->QueryStream(sql);
+    if (!queried.ok()) {
+      return arrow::Status::Invalid("dataset '", d.name, "': an expectation does not apply to ",
+                                    "the rows of flow '", flow.name,
+                                    "': ", queried.status().message());
+    }
+    reader = *queried;
   }
   engine::batch::ExpectationEvaluator evaluator(expectations, d.name, flow.name);
-  auto data_schema = evaluator.DataSchema(*(*reader)->schema());
+  auto data_schema = evaluator.DataSchema(*reader->schema());
   auto conformer = engine::batch::SchemaConformer::Make(
       *data_schema, ds.schema ? ds.schema : data_schema, d.schema.declared(), d.name, flow.name);
   if (!conformer.ok()) return FlowError(flow, conformer.status());
   std::vector<std::shared_ptr<arrow::RecordBatch>> kept;
   for (;;) {
     std::shared_ptr<arrow::RecordBatch> batch;
-    arrow::Status st = (*reader)->ReadNext(&batch);
+    arrow::Status st = reader->ReadNext(&batch);
     if (!st.ok()) return FlowError(flow, st);
     if (!batch) break;
     auto applied = evaluator.Apply(batch);

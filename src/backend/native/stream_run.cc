@@ -16,6 +16,7 @@
 #include "engine/duckdb/sql_quote.h"
 #include "engine/stream/output_mode.h"
 #include "ir/validate_internal.h"
+#include "sql/sql_analysis.h"
 #include "thund/validate.h"
 #include "common/clock.h"
 
@@ -107,6 +108,70 @@ RunEvent TriggerEvent(RunEvent::Kind kind, const FlowStream& f, const DatasetStr
   return e;
 }
 
+// The columns (lower case) the readers of stream view `view` use, by their
+// plans (plan::ColumnNamesRead), with every watermark's column; empty (all)
+// when a reader may use any, sends late rows on (they keep every column) or
+// applies changes (its keys and sequence are outside its query), and when
+// the view has expectations (they check its rows before any reader).
+std::set<std::string> ColumnsReadersUse(const Pipeline& p, const Dataset& view) {
+  if (!view.expectations.empty()) return {};
+  std::set<std::string> out;
+  auto watermark = [&](const Flow& g) {
+    if (g.streaming && g.streaming->watermark) {
+      out.insert(internal::Lower(g.streaming->watermark->event_time_column));
+    }
+  };
+  for (const Flow* g : p.FlowsInto(view.name)) watermark(*g);
+  for (const auto& g : p.flows) {
+    if (g.source) continue;
+    auto inputs = FlowInputs(p, g);
+    if (!inputs.ok()) return {};
+    bool reads = false;
+    for (const auto& in : *inputs) reads |= internal::Lower(in) == internal::Lower(view.name);
+    if (!reads) continue;
+    if (g.cdc || g.sql.empty() || (g.streaming && !g.streaming->late_rows.empty())) return {};
+    auto root = sql::PlanQuery(g.sql);
+    if (!root.ok()) return {};
+    auto names = plan::ColumnNamesRead(**root);
+    if (!names) return {};
+    out.insert(names->begin(), names->end());
+    watermark(g);
+  }
+  return out;
+}
+
+// `schema` with only the columns the dataset's readers use (its first column
+// when they name none: the rows still count).
+std::shared_ptr<arrow::Schema> ReadSchema(const DatasetStream& ds,
+                                          const std::shared_ptr<arrow::Schema>& schema) {
+  if (ds.read_columns.empty() || schema->num_fields() == 0) return schema;
+  arrow::FieldVector kept;
+  for (const auto& f : schema->fields()) {
+    if (ds.read_columns.count(internal::Lower(f->name())) > 0) kept.push_back(f);
+  }
+  if (kept.empty()) kept.push_back(schema->field(0));
+  if (static_cast<int>(kept.size()) == schema->num_fields()) return schema;
+  return arrow::schema(kept, schema->metadata());
+}
+
+// A source's rows with the columns of the dataset's schema (ReadSchema), in
+// its order.
+arrow::Result<std::shared_ptr<arrow::Table>> ReadColumns(const DatasetStream& ds,
+                                                         const std::shared_ptr<arrow::Table>& rows) {
+  if (ds.read_columns.empty() || !ds.schema) return rows;
+  if (rows->schema()->Equals(*ds.schema, /*check_metadata=*/false)) return rows;
+  std::vector<int> columns;
+  for (const auto& f : ds.schema->fields()) {
+    const int i = rows->schema()->GetFieldIndex(f->name());
+    if (i < 0) {
+      return arrow::Status::Invalid("stream view '", ds.dataset->name, "': its source's rows have "
+                                    "no column '", f->name(), "'");
+    }
+    columns.push_back(i);
+  }
+  return rows->SelectColumns(columns);
+}
+
 // Per-flow totals over the run, for kFlowFinished and the summary.
 struct FlowTotals {
   int64_t rows_in = 0, rows_out = 0, late = 0;
@@ -123,6 +188,9 @@ class StreamLoop {
       ds.sink = d->kind == DatasetKind::kSink;
       ds.transient = IsStreamView(*ctx.pipeline, *d);
       if (ds.transient) stream_views_.insert(internal::Lower(d->name));
+      if (ds.transient && ctx.options->native.prune_columns) {
+        ds.read_columns = ColumnsReadersUse(*ctx.pipeline, *d);
+      }
       for (const auto& f : ctx.pipeline->flows) {
         if (f.target != d->name) continue;
         FlowStream fs;
@@ -224,7 +292,8 @@ arrow::Status StreamLoop::Setup() {
       const bool per_run = f.source->PerRun();
       if (!f.position.empty() && !per_run) ARROW_RETURN_NOT_OK(f.source->Restore(f.position));
       if (per_run) f.position.clear();
-      if (!ds.schema && f.source->schema()) ds.schema = f.source->schema();
+      f.source->ReadOnly(ds.read_columns);
+      if (!ds.schema && f.source->schema()) ds.schema = ReadSchema(ds, f.source->schema());
     }
     ARROW_RETURN_NOT_OK(Bind(ctx_, ds));
   }
@@ -393,12 +462,17 @@ arrow::Status StreamLoop::RunTrigger(int64_t index, bool* took_input, bool* fini
       const std::string position = f.source->Position();
       if (position != f.position) ds.dirty = true;
       f.position = position;
+      if (!ds.schema && f.source->schema()) ds.schema = ReadSchema(ds, f.source->schema());
       if (*batch) {
-        taken[&f] = (*batch)->rows;
+        auto rows = ReadColumns(ds, (*batch)->rows);
+        if (!rows.ok()) {
+          failed_flow_ = f.flow->name;
+          return rows.status();
+        }
+        taken[&f] = *rows;
         f.position_summary = (*batch)->position_summary;
         if ((*batch)->rows->num_rows() > 0) *took_input = true;
       }
-      if (!ds.schema && f.source->schema()) ds.schema = f.source->schema();
       if (!f.source->Exhausted()) all_exhausted = false;
       if (f.source->PerRun()) per_run_input = true;
     }

@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -102,6 +103,11 @@ struct DatasetStream {
   // position and row count go into the checkpoint epoch with the flows'
   // state, so after a restart it reads on where the last epoch stopped.
   bool transient = false;
+  // A stream view whose readers use only some of its source's columns
+  // (NativeRunOptions::prune_columns): their lower-case names. The source
+  // leaves the others out (a Parquet drop does not read them), and so does
+  // `schema`. Empty: every column.
+  std::set<std::string> read_columns;
   // A view defined by a query over streams (a DuckDB view in the loop): not
   // stepped, stored or checkpointed. A stream view is not one.
   bool IsQueryView() const {

@@ -7,6 +7,7 @@
 #include <parquet/arrow/reader.h>
 
 #include <algorithm>
+#include <cctype>
 #include <optional>
 #include <set>
 #include <vector>
@@ -28,14 +29,37 @@ std::string Excerpt(std::string_view text) { return Utf8Excerpt(text, 80); }
 // ---------------------------------------------------------------- parquet --
 
 arrow::Result<std::shared_ptr<arrow::Table>> ParseParquet(
-    const DropFileRef& ref, const std::shared_ptr<arrow::Buffer>& bytes) {
+    const DropFileRef& ref, const std::shared_ptr<arrow::Buffer>& bytes,
+    const std::set<std::string>& columns, std::shared_ptr<arrow::Schema>* whole) {
   const auto* data = reinterpret_cast<const char*>(bytes->data());
   const int64_t n = bytes->size();
   if (n < 12 || std::string_view(data + n - 4, 4) != "PAR1") return nullptr;  // no footer yet
   auto reader = parquet::arrow::OpenFile(std::make_shared<arrow::io::BufferReader>(bytes),
                                          arrow::default_memory_pool());
   if (!reader.ok()) return nullptr;  // footer unreadable: still being written
-  auto table = (*reader)->ReadTable();
+  std::vector<int> wanted;  // top-level fields to read (empty: all)
+  if (!columns.empty()) {
+    std::shared_ptr<arrow::Schema> schema;
+    arrow::Status st = (*reader)->GetSchema(&schema);
+    if (!st.ok()) {
+      return FileError(ref, "is not a readable Parquet file: " + st.message() +
+                                "; move it out of the drop directory");
+    }
+    for (int i = 0; i < schema->num_fields(); ++i) {
+      std::string lower = schema->field(i)->name();
+      for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (columns.count(lower) > 0) wanted.push_back(i);
+    }
+    // Indices are of leaf columns: only a flat file has one per field.
+    const bool flat = (*reader)->parquet_reader()->metadata()->num_columns() ==
+                      schema->num_fields();
+    if (flat && static_cast<int>(wanted.size()) < schema->num_fields()) {
+      if (whole != nullptr) *whole = schema;
+    } else {
+      wanted.clear();
+    }
+  }
+  auto table = wanted.empty() ? (*reader)->ReadTable() : (*reader)->ReadTable(wanted);
   if (!table.ok()) {
     return FileError(ref, "is not a readable Parquet file: " + table.status().message() +
                               "; move it out of the drop directory");
@@ -216,9 +240,11 @@ arrow::Result<std::shared_ptr<arrow::Table>> ParseJson(
 
 arrow::Result<std::shared_ptr<arrow::Table>> ParseDropFile(
     const DropFileRef& ref, const std::shared_ptr<arrow::Buffer>& bytes,
-    const DropFormatOptions& options, const std::shared_ptr<arrow::Schema>& expected) {
+    const DropFormatOptions& options, const std::shared_ptr<arrow::Schema>& expected,
+    const std::set<std::string>& columns, std::shared_ptr<arrow::Schema>* whole) {
+  if (whole != nullptr) *whole = nullptr;
   if (bytes->size() == 0) return nullptr;
-  if (options.format == DropFormat::kParquet) return ParseParquet(ref, bytes);
+  if (options.format == DropFormat::kParquet) return ParseParquet(ref, bytes, columns, whole);
   if (bytes->data()[bytes->size() - 1] != '\n') return nullptr;  // a partial last line
   // CSV and JSON text must be UTF-8: a byte that is not is an error at its
   // line (Arrow would read it as binary or keep it in a utf8 column).

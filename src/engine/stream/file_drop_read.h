@@ -7,6 +7,7 @@
 #include <arrow/table.h>
 
 #include <memory>
+#include <set>
 #include <string>
 
 namespace thund::engine::stream {
@@ -31,9 +32,14 @@ struct DropFileRef {
 // `expected` (may be null) gives CSV/JSON columns their types by name (and,
 // for CSV without header, their names). Errors are Invalid, naming the flow,
 // the file and, for a malformed CSV/JSON row, its line.
+// Parquet with `columns` (lower-case names; empty = all): only the file's
+// columns named there are read, and `*whole` (when given) is set to the
+// file's whole schema, from its footer, for checking the others. Other
+// formats read every column and leave `*whole` null.
 arrow::Result<std::shared_ptr<arrow::Table>> ParseDropFile(
     const DropFileRef& ref, const std::shared_ptr<arrow::Buffer>& bytes,
-    const DropFormatOptions& options, const std::shared_ptr<arrow::Schema>& expected);
+    const DropFormatOptions& options, const std::shared_ptr<arrow::Schema>& expected,
+    const std::set<std::string>& columns = {}, std::shared_ptr<arrow::Schema>* whole = nullptr);
 
 // True when a column of type `from` may be read as `to`: equal types; null to
 // anything; integer widening (int8 -> int16 -> int32 -> int64, uintN to a

@@ -177,7 +177,9 @@ arrow::Result<std::vector<FileDropSource::FileState>> FileDropSource::List() con
 }
 
 arrow::Result<std::shared_ptr<arrow::Table>> FileDropSource::TryRead(
-    const FileState& file, const std::shared_ptr<arrow::Schema>& expected) const {
+    const FileState& file, const std::shared_ptr<arrow::Schema>& expected,
+    std::shared_ptr<arrow::Schema>* whole) const {
+  *whole = nullptr;
   auto input = fs_->OpenInputFile(file.path);
   if (!input.ok()) return nullptr;  // gone (renamed or deleted) since the listing
   auto bytes = (*input)->Read(file.size);
@@ -190,16 +192,17 @@ arrow::Result<std::shared_ptr<arrow::Table>> FileDropSource::TryRead(
   if (!after.IsFile() || after.size() != file.size || MtimeNs(after) != file.mtime_ns) {
     return nullptr;  // changed since the listing
   }
-  return ParseDropFile({s_.flow, file.path}, *bytes, s_.format, expected);
+  return ParseDropFile({s_.flow, file.path}, *bytes, s_.format, expected, read_only_, whole);
 }
 
 arrow::Status FileDropSource::RecoverSchema() {
   for (const auto& path : processed_order_) {
     auto info = fs_->GetFileInfo(path);
     if (!info.ok() || !info->IsFile()) continue;
-    auto table = TryRead({path, info->size(), MtimeNs(*info)}, nullptr);
+    std::shared_ptr<arrow::Schema> whole;
+    auto table = TryRead({path, info->size(), MtimeNs(*info)}, nullptr, &whole);
     if (!table.ok() || *table == nullptr) continue;
-    schema_ = (*table)->schema()->RemoveMetadata();
+    schema_ = (whole ? whole : (*table)->schema())->RemoveMetadata();
     schema_origin_ = "as in the first file, '" + path + "'";
     return arrow::Status::OK();
   }
@@ -222,13 +225,27 @@ arrow::Result<std::optional<SourceBatch>> FileDropSource::Next(const TriggerLimi
       break;
     }
     if (s_.min_age_ms > 0 && now_ns - file.mtime_ns < s_.min_age_ms * 1000000) continue;
-    ARROW_ASSIGN_OR_RAISE(auto table, TryRead(file, schema));
+    std::shared_ptr<arrow::Schema> whole;
+    ARROW_ASSIGN_OR_RAISE(auto table, TryRead(file, schema, &whole));
     if (table == nullptr) continue;  // still being written
     if (schema == nullptr) {
-      schema = table->schema()->RemoveMetadata();
+      schema = (whole ? whole : table->schema())->RemoveMetadata();
       origin = "as in the first file, '" + file.path + "'";
     }
-    ARROW_ASSIGN_OR_RAISE(table, ConformDropFile({s_.flow, file.path}, table, schema, origin));
+    if (whole) {
+      // Only some columns were read: the others are checked by name and type
+      // from the footer, the ones read as always.
+      ARROW_ASSIGN_OR_RAISE(auto none, arrow::Table::MakeEmpty(whole));
+      ARROW_RETURN_NOT_OK(ConformDropFile({s_.flow, file.path}, none, schema, origin).status());
+      arrow::FieldVector read;
+      for (const auto& f : schema->fields()) {
+        if (table->schema()->GetFieldIndex(f->name()) >= 0) read.push_back(f);
+      }
+      ARROW_ASSIGN_OR_RAISE(
+          table, ConformDropFile({s_.flow, file.path}, table, arrow::schema(read), origin));
+    } else {
+      ARROW_ASSIGN_OR_RAISE(table, ConformDropFile({s_.flow, file.path}, table, schema, origin));
+    }
     tables.push_back(std::move(table));
     taken.push_back(file);
   }

@@ -54,6 +54,7 @@ class FileDropSource final : public StreamSource {
   bool Exhausted() const override { return false; }
   std::string Position() const override;
   arrow::Status Restore(const std::string& position) override;
+  void ReadOnly(const std::set<std::string>& lower_names) override { read_only_ = lower_names; }
 
  private:
   struct FileState {
@@ -78,9 +79,11 @@ class FileDropSource final : public StreamSource {
   // Files below the path, not ignored, sorted by path.
   arrow::Result<std::vector<FileState>> List() const;
   // The file's rows (as read, before conforming), or null when it is still
-  // being written.
+  // being written. With ReadOnly() columns, a Parquet file's others are not
+  // read; `*whole` is then its whole schema (else null).
   arrow::Result<std::shared_ptr<arrow::Table>> TryRead(
-      const FileState& file, const std::shared_ptr<arrow::Schema>& expected) const;
+      const FileState& file, const std::shared_ptr<arrow::Schema>& expected,
+      std::shared_ptr<arrow::Schema>* whole) const;
   // After Restore without a declared schema: the schema of the first
   // processed file still readable (null if none).
   arrow::Status RecoverSchema();
@@ -89,6 +92,7 @@ class FileDropSource final : public StreamSource {
   std::shared_ptr<arrow::fs::FileSystem> fs_;
   std::shared_ptr<arrow::Schema> schema_;
   std::string schema_origin_;  // for errors: where schema_ comes from
+  std::set<std::string> read_only_;  // ReadOnly(): lower-case names; empty = all
   std::map<std::string, FileState> processed_;
   std::vector<std::string> processed_order_;  // in the order taken
 };

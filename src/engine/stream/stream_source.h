@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,12 @@ class StreamSource {
   // not restored to an earlier run's position, and running out of it is not
   // the end of the stream (windows stay open).
   virtual bool PerRun() const { return false; }
+
+  // A hint: the rows' readers use only the columns named in `lower_names`
+  // (lower case). A source may then leave the others out of what Next()
+  // returns (a Parquet file drop does not read them); schema() stays whole.
+  // The caller selects the columns it needs either way. Empty: all.
+  virtual void ReadOnly(const std::set<std::string>& lower_names) { (void)lower_names; }
 
   // The position as text (JSON) that Restore() accepts; "" at the start.
   virtual std::string Position() const = 0;
