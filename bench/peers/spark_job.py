@@ -8,8 +8,9 @@ date_time (the queries' allowed lateness in thund). availableNow does not close
 windows still open at the end of the input; prepare.py's sentinel rows, an hour
 after the last event, close every real window.
 Prints `SPARK_RESULT {"seconds": ...}` (from starting the query to its end; the
-session's start is not counted), or `SPARK_UNSUPPORTED <message>` when Spark
-refuses the query (e.g. two streaming aggregations in a row).
+session's start is not counted), `SPARK_UNSUPPORTED <message>` when Spark
+refuses the query (e.g. two streaming aggregations in a row), or `SPARK_FAILED
+<message>` (exit 1) when it takes the query and then fails running it.
 """
 import json
 import os
@@ -131,9 +132,9 @@ def main():
     except AnalysisException as e:
         print("SPARK_UNSUPPORTED " + " ".join(str(e).split())[:400], flush=True)
         return
-    except Exception as e:  # a query Spark accepts but then fails (state, planning)
-        print("SPARK_UNSUPPORTED " + " ".join(str(e).split())[:400], flush=True)
-        return
+    except Exception as e:  # a query Spark accepts but then fails (state, memory, the JVM)
+        print("SPARK_FAILED " + " ".join(str(e).split())[:400], flush=True)
+        sys.exit(1)
     print("SPARK_RESULT " + json.dumps({"seconds": seconds}), flush=True)
 
 

@@ -130,6 +130,11 @@ struct NativeRunOptions {
   // queries name (plan::ColumnNamesRead), and a Parquet file drop reads only
   // those (false: every column, the plain twin).
   bool prune_columns = true;
+  // Streaming: a window-local query whose stream rows all go through windowed
+  // aggregations in derived tables keeps per-pane partials of those instead
+  // of the raw rows (engine/stream/window_panes.h; false: the raw rows, and
+  // the whole query over each closing window's rows, the plain twin).
+  bool window_panes = true;
 };
 
 // ---------------------------------------------------------------------------

@@ -39,6 +39,7 @@ struct RunCliOptions {
   bool no_direct_partial = false;
   bool no_direct_check = false;
   bool no_prune_columns = false;
+  bool no_window_panes = false;
   std::string backend = "native";  // native | spark
   SparkCliOptions spark;
   bool quiet = false;         // no progress line, no human event lines
@@ -145,6 +146,7 @@ int RunRun(const RunCliOptions& o) {
   options.native.direct_partial = !o.no_direct_partial;
   options.native.direct_check = !o.no_direct_check;
   options.native.prune_columns = !o.no_prune_columns;
+  options.native.window_panes = !o.no_window_panes;
   options.max_triggers = o.max_triggers;
   if (!o.streaming_mode.empty()) options.streaming_mode = ParseStreamingMode(o.streaming_mode);
   options.stop = &g_stop;
@@ -216,6 +218,9 @@ void RegisterRun(CLI::App& app, int* exit_code) {
   c->add_flag("--no-prune-columns", o->no_prune_columns,
               "streaming: a stream view's source reads every column, not only those its "
               "readers' queries name (the plain twin of the fast path)");
+  c->add_flag("--no-window-panes", o->no_window_panes,
+              "incremental: a window-local query keeps the raw rows of open windows, not "
+              "per-pane partials of its windowed aggregations (the plain twin of the fast path)");
   c->add_option("--max-triggers", o->max_triggers,
                 "streaming: stop after this many triggers (0 = no cap)")
       ->check(CLI::NonNegativeNumber);

@@ -180,6 +180,12 @@ arrow::Result<std::string> WithWindowEndColumn(const std::string& sql, const std
   });
 }
 
+arrow::Result<std::string> WithDerivedTablesReplaced(
+    const std::string& sql, const std::vector<std::pair<std::string, std::string>>& tables) {
+  ARROW_ASSIGN_OR_RAISE(std::string duck_sql, SparkToDuckDb(sql));
+  return ReplaceDerivedTables(duck_sql, tables);
+}
+
 arrow::Status CheckPredicate(const std::string& predicate) {
   ARROW_ASSIGN_OR_RAISE(std::string duck, SparkToDuckDb(predicate));
   static const std::string kPrefix = "SELECT 1 FROM t WHERE (";

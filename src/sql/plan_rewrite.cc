@@ -60,4 +60,76 @@ arrow::Result<std::string> AddWindowEndColumn(std::string_view duck_sql, const s
   return *rendered[0];
 }
 
+namespace {
+
+// Every SUBQUERY table reference in `j`, depth first.
+void SubqueryRefs(Json* j, std::vector<Json*>* out) {
+  if (j->is_array()) {
+    for (auto& v : *j) SubqueryRefs(&v, out);
+    return;
+  }
+  if (!j->is_object()) return;
+  if (Str(*j, "type") == "SUBQUERY" && !j->contains("class")) {
+    const Json* sub = Field(*j, "subquery");
+    if (sub && Field(*sub, "node")) out->push_back(j);
+  }
+  for (auto& [k, v] : j->items()) SubqueryRefs(&v, out);
+}
+
+}  // namespace
+
+arrow::Result<std::string> ReplaceDerivedTables(
+    std::string_view duck_sql, const std::vector<std::pair<std::string, std::string>>& tables) {
+  ARROW_ASSIGN_OR_RAISE(Json statements, internal::ParseSqlToJson(duck_sql));
+  if (statements.size() != 1 || !Field(statements[0], "node")) {
+    return arrow::Status::Invalid("expected one query");
+  }
+  Json stmt = statements[0];
+  std::vector<Json*> refs;
+  SubqueryRefs(&stmt["node"], &refs);
+  // Each derived table's SELECT as the plan renders a block's SQL (no
+  // modifiers, QUALIFY or CTEs of its own: the plan's nodes for those sit
+  // above the block, and such a table does not match).
+  std::vector<std::string> docs;
+  for (Json* r : refs) {
+    Json node = (*r)["subquery"]["node"];
+    if (Str(node, "type") == "SELECT_NODE") {
+      node["modifiers"] = Json::array();
+      node["qualify"] = nullptr;
+      node["cte_map"] = Json{{"map", Json::array()}};
+    }
+    docs.push_back(StatementDocument(node));
+  }
+  ARROW_ASSIGN_OR_RAISE(auto rendered, internal::RenderSqlJson(docs));
+  size_t replaced = 0;
+  std::vector<bool> used(tables.size(), false);
+  for (size_t i = 0; i < refs.size() && i < rendered.size(); ++i) {
+    if (!rendered[i].ok()) continue;
+    const Json& original = (*refs[i])["subquery"]["node"];
+    const bool plain = !NonEmptyArray(original, "modifiers") && !Field(original, "qualify");
+    for (size_t t = 0; t < tables.size(); ++t) {
+      if (used[t] || !plain || *rendered[i] != tables[t].first) continue;
+      ARROW_ASSIGN_OR_RAISE(Json parsed, internal::ParseSqlToJson(
+                                             "SELECT * FROM " + QuoteIdent(tables[t].second)));
+      Json ref = parsed[0]["node"]["from_table"];
+      ref["alias"] = Str(*refs[i], "alias");
+      *refs[i] = ref;
+      used[t] = true;
+      ++replaced;
+      break;
+    }
+  }
+  if (replaced != tables.size()) {
+    return arrow::Status::NotImplemented("a derived table to replace is not in the query's FROM");
+  }
+  Json doc;
+  doc["error"] = false;
+  doc["statements"] = Json::array({stmt});
+  ARROW_ASSIGN_OR_RAISE(auto out, internal::RenderSqlJson({JsonText(doc)}));
+  if (out.empty() || !out[0].ok()) {
+    return arrow::Status::UnknownError("the query with its derived tables replaced does not render");
+  }
+  return *out[0];
+}
+
 }  // namespace thund::sql

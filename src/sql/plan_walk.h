@@ -54,4 +54,11 @@ arrow::Result<WalkResult> WalkStatement(const nlohmann::ordered_json& statement,
 // aggregation.
 arrow::Result<std::string> AddWindowEndColumn(std::string_view duck_sql, const std::string& name);
 
+// `duck_sql` with each derived table whose SELECT renders as `tables[i].first`
+// (a plan block's `sql`) read from the table `tables[i].second` instead,
+// under the same alias. Each entry replaces one derived table (two equal
+// derived tables need two entries); NotImplemented when one is not found.
+arrow::Result<std::string> ReplaceDerivedTables(
+    std::string_view duck_sql, const std::vector<std::pair<std::string, std::string>>& tables);
+
 }  // namespace thund::sql

@@ -52,6 +52,13 @@ arrow::Result<internal::SqlFacts> AnalyzeSql(const std::string& sql);
 // NotImplemented when the outermost SELECT is not that aggregation.
 arrow::Result<std::string> WithWindowEndColumn(const std::string& sql, const std::string& name);
 
+// The flow's query as DuckDB SQL with derived tables read from tables instead:
+// each whose SELECT is the plan block with SQL `tables[i].first` reads the
+// table named `tables[i].second` (window panes compute their rows).
+// NotImplemented when one is not found.
+arrow::Result<std::string> WithDerivedTablesReplaced(
+    const std::string& sql, const std::vector<std::pair<std::string, std::string>>& tables);
+
 // The incremental aggregate operator's SQL for a query whose outermost SELECT
 // is a GROUP BY aggregation of decomposable aggregates (COUNT, SUM, MIN, MAX,
 // AVG, BOOL_AND, BOOL_OR, with FILTER clauses; see src/sql/incremental_sql.cc).

@@ -196,6 +196,8 @@ class Stepper {
   arrow::Status PartialAggregate();
   arrow::Status RowsAggregate();
   arrow::Status Windowed();
+  // kWindowed over window panes (IncrementalFlow::pane_blocks).
+  arrow::Status WindowPanes();
   arrow::Status StreamJoin();
   arrow::Status Dedup();
   arrow::Status FirstRow();
@@ -722,7 +724,80 @@ arrow::Result<std::shared_ptr<arrow::Table>> Stepper::Reaching(size_t i,
   return filtered.table();
 }
 
+arrow::Status Stepper::WindowPanes() {
+  const auto& blocks = inc_.pane_blocks;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    std::shared_ptr<arrow::Table> rows;
+    for (const auto& [in, t] : fresh_) {
+      if (SameName(in, blocks[i].input)) rows = t;
+    }
+    if (rows && rows->num_rows() > 0) {
+      Registered r(ctx_, kIn);
+      ARROW_RETURN_NOT_OK(r.Set(rows));
+      ARROW_ASSIGN_OR_RAISE(auto partial, Q(engine::stream::PanePartialSql(blocks[i], kIn)));
+      ARROW_ASSIGN_OR_RAISE(inc_.panes[i], Append(inc_.panes[i], partial));
+    }
+  }
+  if (w_now_ == kNoWatermark || w_now_ == w_prev_) return arrow::Status::OK();
+  const int64_t delay = inc_.plan.emit_delay_us;
+  std::optional<int64_t> lo, hi;
+  if (w_prev_ != kNoWatermark) lo = w_prev_ - delay;
+  if (w_now_ != kEndOfInput) hi = w_now_ - delay;
+  if (!lo || !hi || *lo < *hi) {
+    std::vector<std::unique_ptr<Registered>> bound;
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      const DatasetStream* ds = FindStream(streams_, blocks[i].input);
+      if (!ds || !ds->schema) continue;  // no row yet: its schema is not known
+      // The window bounds take the type the window assignment gives them:
+      // TIMESTAMPTZ for a time column with a time zone, else TIMESTAMP.
+      int t = -1;
+      for (int c = 0; c < ds->schema->num_fields(); ++c) {
+        if (SameName(ds->schema->field(c)->name(), blocks[i].time_column)) t = c;
+      }
+      if (t < 0 || ds->schema->field(t)->type()->id() != arrow::Type::TIMESTAMP) {
+        return FlowError(flow_, arrow::Status::Invalid(
+                                    "the window's time column '", blocks[i].time_column, "' of '",
+                                    blocks[i].input, "' is not a timestamp column of its rows"));
+      }
+      inc_.pane_blocks[i].time_zone =
+          !static_cast<const arrow::TimestampType&>(*ds->schema->field(t)->type())
+               .timezone()
+               .empty();
+      if (!inc_.panes[i]) {
+        // No partials yet: the block's (empty) rows still need its columns.
+        ARROW_ASSIGN_OR_RAISE(auto empty, arrow::Table::MakeEmpty(ds->schema));
+        Registered none(ctx_, kIn);
+        ARROW_RETURN_NOT_OK(none.Set(empty));
+        ARROW_ASSIGN_OR_RAISE(inc_.panes[i], Q(engine::stream::PanePartialSql(blocks[i], kIn)));
+      }
+      Registered state(ctx_, kState);
+      ARROW_RETURN_NOT_OK(state.Set(inc_.panes[i]));
+      ARROW_ASSIGN_OR_RAISE(auto rows,
+                            Q(engine::stream::PaneWindowsSql(blocks[i], kState, lo, hi)));
+      bound.push_back(std::make_unique<Registered>(ctx_, "__thund_pane_" + std::to_string(i)));
+      ARROW_RETURN_NOT_OK(bound.back()->Set(rows));
+    }
+    if (bound.size() == blocks.size()) {
+      ARROW_ASSIGN_OR_RAISE(auto out, Q(inc_.pane_query_sql));
+      ARROW_RETURN_NOT_OK(Emit(out));
+    }
+  }
+  // Partials no window still open needs leave.
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    if (!inc_.panes[i]) continue;
+    if (!hi) {
+      ARROW_ASSIGN_OR_RAISE(inc_.panes[i], EmptyLike(inc_.panes[i]));
+    } else {
+      Registered state(ctx_, kState);
+      ARROW_RETURN_NOT_OK(state.Set(inc_.panes[i]));
+      ARROW_ASSIGN_OR_RAISE(inc_.panes[i], Q(engine::stream::PaneKeepSql(blocks[i], kState, *hi)));
+    }
+  }
+  return arrow::Status::OK();
+}
+
 arrow::Status Stepper::Windowed() {
+  if (!inc_.pane_blocks.empty()) return WindowPanes();
   const auto& inputs = inc_.plan.stream_inputs;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const auto& rows = fresh_[inputs[i]];
@@ -975,18 +1050,43 @@ int64_t TableBytes(const std::shared_ptr<arrow::Table>& t) {
   return n;
 }
 
+// Window panes for a kWindowed flow when its plan has their shape and the
+// query reads the blocks' tables in their place; else the flow keeps raw
+// rows (the plain twin, not an error).
+void PrepareWindowPanes(const Flow& flow, IncrementalFlow* inc) {
+  auto is_stream = [&](const std::string& name) {
+    for (const auto& in : inc->plan.stream_inputs) {
+      if (SameName(in, name)) return true;
+    }
+    return false;
+  };
+  engine::stream::WindowPanesShape shape = engine::stream::AnalyzeWindowPanes(*inc->root, is_stream);
+  if (!shape.ok) return;
+  std::vector<std::pair<std::string, std::string>> tables;
+  for (const auto& b : shape.blocks) {
+    tables.emplace_back(b.block->sql, "__thund_pane_" + std::to_string(tables.size()));
+  }
+  auto query = sql::WithDerivedTablesReplaced(flow.sql, tables);
+  if (!query.ok()) return;
+  inc->pane_blocks = std::move(shape.blocks);
+  inc->pane_query_sql = *query;
+  inc->panes.assign(inc->pane_blocks.size(), nullptr);
+}
+
 }  // namespace
 
 int64_t IncrementalFlow::StateRows() const {
   int64_t n = (partials ? partials->num_rows() : 0) + (kept ? kept->num_rows() : 0);
   n += cdc_log ? cdc_log->num_rows() : 0;
   for (const auto& s : sides) n += s ? s->num_rows() : 0;
+  for (const auto& s : panes) n += s ? s->num_rows() : 0;
   return n;
 }
 
 int64_t IncrementalFlow::StateBytes() const {
   int64_t n = TableBytes(partials) + TableBytes(kept) + TableBytes(cdc_log);
   for (const auto& s : sides) n += TableBytes(s);
+  for (const auto& s : panes) n += TableBytes(s);
   return n;
 }
 
@@ -1109,6 +1209,9 @@ arrow::Result<std::shared_ptr<IncrementalFlow>> MakeIncrementalFlow(
       r.time_column = field->name();
     }
   }
+  if (inc->plan.op == IncrementalOperator::kWindowed && ctx.options->native.window_panes) {
+    PrepareWindowPanes(flow, inc.get());
+  }
   inc->definition = std::string(Name(flow.streaming ? flow.streaming->output_mode
                                                     : OutputMode::kAppend)) +
                     " " + flow.sql;
@@ -1176,6 +1279,7 @@ std::string IncrementalStateJson(const IncrementalFlow& inc) {
   }
   j["max_event_us"] = clocks;
   if (inc.plan.op == IncrementalOperator::kCdc) j["cdc_ignored"] = inc.cdc_ignored;
+  if (!inc.pane_blocks.empty()) j["window_panes"] = true;
   return JsonText(j);
 }
 
@@ -1191,6 +1295,13 @@ arrow::Status RestoreIncrementalState(const std::string& json, IncrementalFlow* 
       return arrow::Status::Invalid("the flow's incremental operator changed (was ",
                                     j.value("operator", std::string("?")), ", now ",
                                     engine::stream::Name(inc->plan.op), ")");
+    }
+    const bool panes = !inc->pane_blocks.empty();
+    if (j.value("window_panes", false) != panes) {
+      return arrow::Status::Invalid(
+          "the flow's state was committed with window panes ", panes ? "off" : "on",
+          " and this run has them ", panes ? "on" : "off",
+          " (thund run --no-window-panes): run with the same setting");
     }
     inc->consumed = j.at("consumed").get<std::map<std::string, int64_t>>();
     if (j.contains("watermark_us")) inc->watermark_us = j.at("watermark_us").get<int64_t>();

@@ -46,6 +46,7 @@
 #include "backend/native/partial_merge.h"
 #include "backend/native/stream_flow.h"
 #include "engine/stream/incremental_plan.h"
+#include "engine/stream/window_panes.h"
 #include "sql/sql_analysis.h"
 
 namespace thund::native {
@@ -84,6 +85,13 @@ struct IncrementalFlow {
   // kDedup: [0] the rows emitted (DISTINCT) or the candidate rows of open
   // keys (first row per key), [1] the keys decided (first row).
   std::vector<std::shared_ptr<arrow::Table>> sides;
+  // kWindowed with window panes (engine/stream/window_panes.h): the derived
+  // tables computed from panes, the query reading them in their place
+  // (tables __thund_pane_<i>), and as state each one's partials. No blocks:
+  // the raw rows are kept in `sides`.
+  std::vector<engine::stream::PaneBlock> pane_blocks;
+  std::string pane_query_sql;
+  std::vector<std::shared_ptr<arrow::Table>> panes;
   // kDedup: the output (DISTINCT) or order column that is the watermark's.
   std::string dedup_time_column;
   // Not state: the C++ merge of partials, kept between triggers (null until
@@ -100,6 +108,7 @@ struct IncrementalFlow {
     std::map<std::string, std::shared_ptr<arrow::Table>*> out = {
         {"partials", &partials}, {"kept", &kept}, {"closed", &closed}, {"cdc_log", &cdc_log}};
     for (size_t i = 0; i < sides.size(); ++i) out["side" + std::to_string(i)] = &sides[i];
+    for (size_t i = 0; i < panes.size(); ++i) out["pane" + std::to_string(i)] = &panes[i];
     return out;
   }
   int64_t StateRows() const;

@@ -757,6 +757,7 @@ void StreamLoop::Finish(const arrow::Status& error, const std::string& failed_fl
       e.message = how + (ds.version.empty() ? "" : ", committed " + ds.version);
       if (f.incremental) {
         e.message += ", " + std::string(engine::stream::Name(f.incremental->plan.op)) +
+                     (f.incremental->pane_blocks.empty() ? "" : " (window panes)") +
                      " operator, state " + std::to_string(f.incremental->StateRows()) +
                      " rows / " + std::to_string(f.incremental->StateBytes()) + " bytes";
       }
