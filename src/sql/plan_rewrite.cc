@@ -127,7 +127,8 @@ arrow::Result<std::string> ReplaceDerivedTables(
   doc["statements"] = Json::array({stmt});
   ARROW_ASSIGN_OR_RAISE(auto out, internal::RenderSqlJson({JsonText(doc)}));
   if (out.empty() || !out[0].ok()) {
-    return arrow::Status::UnknownError("the query with its derived tables replaced does not render");
+    return arrow::Status::UnknownError(
+        "the query with its derived tables replaced does not render");
   }
   return *out[0];
 }

@@ -38,11 +38,13 @@ std::shared_ptr<arrow::Table> DropRows(std::mt19937& rng, int n, int64_t first_i
   for (int r = 0; r < n; ++r) {
     const int64_t i = first_id + r;
     EXPECT_TRUE(id.Append(i).ok());
-    EXPECT_TRUE((rng() % 10 == 0 ? k.AppendNull() : k.Append(static_cast<int32_t>(rng() % 5))).ok());
+    EXPECT_TRUE(
+        (rng() % 10 == 0 ? k.AppendNull() : k.Append(static_cast<int32_t>(rng() % 5))).ok());
     EXPECT_TRUE((rng() % 10 == 0 ? price.AppendNull()
                                  : price.Append(static_cast<double>(rng() % 10000) / 4))
                     .ok());
-    EXPECT_TRUE(note.Append(std::string(20 + rng() % 40, static_cast<char>('a' + rng() % 26))).ok());
+    const std::string text(20 + rng() % 40, static_cast<char>('a' + rng() % 26));
+    EXPECT_TRUE(note.Append(text).ok());
     EXPECT_TRUE(note_int.Append(static_cast<int64_t>(rng())).ok());
     EXPECT_TRUE(ts.Append(1'700'000'000'000'000 + i * 10'000).ok());
     EXPECT_TRUE(tags.Append().ok());
@@ -193,7 +195,9 @@ TEST_F(StreamPruneColumnsTest, AFileWhoseUnreadColumnsDoNotFitIsStillRefused) {
       EXPECT_NE(text.find("part-001.parquet"), std::string::npos) << text;
       EXPECT_NE(text.find("note"), std::string::npos) << text;
       std::string error = second.error;  // with the drop directory's name, which differs
-      for (size_t at; (at = error.find(drop)) != std::string::npos;) error.replace(at, drop.size(), "DROP");
+      for (size_t at; (at = error.find(drop)) != std::string::npos;) {
+        error.replace(at, drop.size(), "DROP");
+      }
       errors[prune] = error;
       // What the first run committed is still there.
       auto expected = Oracle("SELECT id, price FROM read_parquet(" +

@@ -1060,7 +1060,8 @@ void PrepareWindowPanes(const Flow& flow, IncrementalFlow* inc) {
     }
     return false;
   };
-  engine::stream::WindowPanesShape shape = engine::stream::AnalyzeWindowPanes(*inc->root, is_stream);
+  engine::stream::WindowPanesShape shape =
+      engine::stream::AnalyzeWindowPanes(*inc->root, is_stream);
   if (!shape.ok) return;
   std::vector<std::pair<std::string, std::string>> tables;
   for (const auto& b : shape.blocks) {

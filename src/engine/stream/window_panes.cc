@@ -39,7 +39,8 @@ std::optional<PaneWindowPart> PaneWindowColumn(const Expr& e, const plan::Window
   // window.start / window.end of the struct window() adds.
   if (!e.qualifier.empty()) {
     bool struct_output = false;
-    for (const auto& c : w.output_columns) struct_output |= internal::Lower(c) == internal::Lower(e.qualifier.back());
+    const std::string owner = internal::Lower(e.qualifier.back());
+    for (const auto& c : w.output_columns) struct_output |= internal::Lower(c) == owner;
     if (struct_output && name == "start") return PaneWindowPart::kStart;
     if (struct_output && name == "end") return PaneWindowPart::kEnd;
   }
@@ -145,7 +146,9 @@ WindowPanesShape AnalyzeWindowPanes(const plan::PlanNode& root,
         c.kind = PaneBlock::Column::kKey;
         c.index = -1;
         for (size_t i = 0; i < b.key_sql.size(); ++i) {
-          if (internal::Lower(b.key_sql[i]) == internal::Lower(e.sql)) c.index = static_cast<int>(i);
+          if (internal::Lower(b.key_sql[i]) == internal::Lower(e.sql)) {
+            c.index = static_cast<int>(i);
+          }
         }
         if (c.index < 0) return fail(*block, e.sql + " is not a grouping key");
       } else {
@@ -169,8 +172,9 @@ std::string PaneNum(int64_t v) { return std::to_string(v) + "::BIGINT"; }
 
 // The start of the grid cell of length `len` (aligned at `offset`) holding x.
 std::string PaneFloor(const std::string& x, int64_t len, int64_t offset) {
-  return "(" + x + " - (((" + x + " - " + PaneNum(offset) + ") % " + PaneNum(len) + ") + " + PaneNum(len) +
-         ") % " + PaneNum(len) + ")";
+  const std::string n = PaneNum(len);
+  return "(" + x + " - (((" + x + " - " + PaneNum(offset) + ") % " + n + ") + " + n + ") % " + n +
+         ")";
 }
 
 }  // namespace
@@ -251,8 +255,8 @@ std::string PaneWindowsSql(const PaneBlock& b, const std::string& panes,
 }
 
 std::string PaneKeepSql(const PaneBlock& b, const std::string& panes, int64_t hi) {
-  return "SELECT * FROM " + QuoteIdentifier(panes) + " WHERE __pane + " + PaneNum(b.size_us) + " > " +
-         PaneNum(hi);
+  return "SELECT * FROM " + QuoteIdentifier(panes) + " WHERE __pane + " + PaneNum(b.size_us) +
+         " > " + PaneNum(hi);
 }
 
 }  // namespace thund::engine::stream
