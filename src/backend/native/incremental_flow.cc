@@ -198,6 +198,10 @@ class Stepper {
   arrow::Status Windowed();
   // kWindowed over window panes (IncrementalFlow::pane_blocks).
   arrow::Status WindowPanes();
+  // Block i's aggregation over the windows ending in (lo, hi] from its
+  // partials (PaneMergeSql); null while its stream's schema is unknown.
+  arrow::Result<std::shared_ptr<arrow::Table>> MergedPanes(size_t i, std::optional<int64_t> lo,
+                                                           std::optional<int64_t> hi);
   arrow::Status StreamJoin();
   arrow::Status Dedup();
   arrow::Status FirstRow();
@@ -724,9 +728,41 @@ arrow::Result<std::shared_ptr<arrow::Table>> Stepper::Reaching(size_t i,
   return filtered.table();
 }
 
+arrow::Result<std::shared_ptr<arrow::Table>> Stepper::MergedPanes(size_t i,
+                                                                  std::optional<int64_t> lo,
+                                                                  std::optional<int64_t> hi) {
+  engine::stream::PaneBlock& b = inc_.pane_blocks[i];
+  const DatasetStream* ds = FindStream(streams_, b.input);
+  if (!ds || !ds->schema) return nullptr;
+  // The window bounds take the type the window assignment gives them:
+  // TIMESTAMPTZ for a time column with a time zone, else TIMESTAMP.
+  int t = -1;
+  for (int c = 0; c < ds->schema->num_fields(); ++c) {
+    if (SameName(ds->schema->field(c)->name(), b.time_column)) t = c;
+  }
+  if (t < 0 || ds->schema->field(t)->type()->id() != arrow::Type::TIMESTAMP) {
+    return FlowError(flow_, arrow::Status::Invalid("the window's time column '", b.time_column,
+                                                   "' of '", b.input,
+                                                   "' is not a timestamp column of its rows"));
+  }
+  b.time_zone =
+      !static_cast<const arrow::TimestampType&>(*ds->schema->field(t)->type()).timezone().empty();
+  if (!inc_.panes[i]) {
+    // No partials yet: the block's (empty) rows still need their columns.
+    ARROW_ASSIGN_OR_RAISE(auto empty, arrow::Table::MakeEmpty(ds->schema));
+    Registered none(ctx_, kIn);
+    ARROW_RETURN_NOT_OK(none.Set(empty));
+    ARROW_ASSIGN_OR_RAISE(inc_.panes[i], Q(engine::stream::PanePartialSql(b, kIn)));
+  }
+  Registered state(ctx_, kState);
+  ARROW_RETURN_NOT_OK(state.Set(inc_.panes[i]));
+  return Q(engine::stream::PaneMergeSql(b, kState, lo, hi));
+}
+
 arrow::Status Stepper::WindowPanes() {
   const auto& blocks = inc_.pane_blocks;
   for (size_t i = 0; i < blocks.size(); ++i) {
+    if (blocks[i].shares >= 0) continue;  // reads the partials of another
     std::shared_ptr<arrow::Table> rows;
     for (const auto& [in, t] : fresh_) {
       if (SameName(in, blocks[i].input)) rows = t;
@@ -745,35 +781,19 @@ arrow::Status Stepper::WindowPanes() {
   if (w_now_ != kEndOfInput) hi = w_now_ - delay;
   if (!lo || !hi || *lo < *hi) {
     std::vector<std::unique_ptr<Registered>> bound;
+    std::vector<std::shared_ptr<arrow::Table>> merged(blocks.size());
     for (size_t i = 0; i < blocks.size(); ++i) {
-      const DatasetStream* ds = FindStream(streams_, blocks[i].input);
-      if (!ds || !ds->schema) continue;  // no row yet: its schema is not known
-      // The window bounds take the type the window assignment gives them:
-      // TIMESTAMPTZ for a time column with a time zone, else TIMESTAMP.
-      int t = -1;
-      for (int c = 0; c < ds->schema->num_fields(); ++c) {
-        if (SameName(ds->schema->field(c)->name(), blocks[i].time_column)) t = c;
+      const int own = blocks[i].shares >= 0 ? blocks[i].shares : static_cast<int>(i);
+      if (own == static_cast<int>(i)) {
+        ARROW_ASSIGN_OR_RAISE(merged[i], MergedPanes(i, lo, hi));
+      } else {
+        merged[i] = merged[own];
+        inc_.pane_blocks[i].time_zone = blocks[own].time_zone;
       }
-      if (t < 0 || ds->schema->field(t)->type()->id() != arrow::Type::TIMESTAMP) {
-        return FlowError(flow_, arrow::Status::Invalid(
-                                    "the window's time column '", blocks[i].time_column, "' of '",
-                                    blocks[i].input, "' is not a timestamp column of its rows"));
-      }
-      inc_.pane_blocks[i].time_zone =
-          !static_cast<const arrow::TimestampType&>(*ds->schema->field(t)->type())
-               .timezone()
-               .empty();
-      if (!inc_.panes[i]) {
-        // No partials yet: the block's (empty) rows still need its columns.
-        ARROW_ASSIGN_OR_RAISE(auto empty, arrow::Table::MakeEmpty(ds->schema));
-        Registered none(ctx_, kIn);
-        ARROW_RETURN_NOT_OK(none.Set(empty));
-        ARROW_ASSIGN_OR_RAISE(inc_.panes[i], Q(engine::stream::PanePartialSql(blocks[i], kIn)));
-      }
-      Registered state(ctx_, kState);
-      ARROW_RETURN_NOT_OK(state.Set(inc_.panes[i]));
-      ARROW_ASSIGN_OR_RAISE(auto rows,
-                            Q(engine::stream::PaneWindowsSql(blocks[i], kState, lo, hi)));
+      if (!merged[i]) continue;  // no row yet: its schema is not known
+      Registered m(ctx_, kMerged);
+      ARROW_RETURN_NOT_OK(m.Set(merged[i]));
+      ARROW_ASSIGN_OR_RAISE(auto rows, Q(engine::stream::PaneBlockSql(blocks[i], kMerged)));
       bound.push_back(std::make_unique<Registered>(ctx_, "__thund_pane_" + std::to_string(i)));
       ARROW_RETURN_NOT_OK(bound.back()->Set(rows));
     }
@@ -784,7 +804,7 @@ arrow::Status Stepper::WindowPanes() {
   }
   // Partials no window still open needs leave.
   for (size_t i = 0; i < blocks.size(); ++i) {
-    if (!inc_.panes[i]) continue;
+    if (!inc_.panes[i] || blocks[i].shares >= 0) continue;
     if (!hi) {
       ARROW_ASSIGN_OR_RAISE(inc_.panes[i], EmptyLike(inc_.panes[i]));
     } else {

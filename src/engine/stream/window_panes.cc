@@ -162,6 +162,23 @@ WindowPanesShape AnalyzeWindowPanes(const plan::PlanNode& root,
     out.why = NodeLabel(root) + ": no stream is read";
     return out;
   }
+  // Blocks of one aggregation (q5 computes its count twice) share partials.
+  for (size_t i = 0; i < out.blocks.size(); ++i) {
+    PaneBlock& b = out.blocks[i];
+    for (size_t j = 0; j < i && b.shares < 0; ++j) {
+      const PaneBlock& a = out.blocks[j];
+      bool same = a.shares < 0 && internal::Lower(a.input) == internal::Lower(b.input) &&
+                  internal::Lower(a.time_column) == internal::Lower(b.time_column) &&
+                  a.size_us == b.size_us && a.slide_us == b.slide_us &&
+                  a.offset_us == b.offset_us && a.key_sql == b.key_sql &&
+                  a.aggregates.size() == b.aggregates.size();
+      for (size_t k = 0; same && k < a.aggregates.size(); ++k) {
+        same = a.aggregates[k].function == b.aggregates[k].function &&
+               a.aggregates[k].arg_sql == b.aggregates[k].arg_sql;
+      }
+      if (same) b.shares = static_cast<int>(j);
+    }
+  }
   out.ok = true;
   return out;
 }
@@ -199,23 +216,23 @@ std::string PanePartialSql(const PaneBlock& b, const std::string& in) {
          " IS NOT NULL GROUP BY ALL";
 }
 
-std::string PaneWindowsSql(const PaneBlock& b, const std::string& panes,
-                           std::optional<int64_t> lo, std::optional<int64_t> hi) {
+std::string PaneMergeSql(const PaneBlock& b, const std::string& panes,
+                         std::optional<int64_t> lo, std::optional<int64_t> hi) {
   // Each pane p lies in the windows starting at S on the slide grid with
   // S <= p < S + size: from the last start at or before p, back by slides.
   // At most ceil(size / slide) of them: a cross join with range(), not a
   // list per pane (DuckDB sizes each generate_series list in 128-bit math).
   const std::string s_max = PaneFloor("__pane", b.slide_us, b.offset_us);
   const int64_t starts = (b.size_us + b.slide_us - 1) / b.slide_us;
-  std::string expand = "SELECT * FROM (SELECT *, " + s_max + " - __i * " + PaneNum(b.slide_us) +
-                       " AS __s FROM " + QuoteIdentifier(panes) + ", range(" +
-                       std::to_string(starts) + ") AS __r(__i)) WHERE __s + " +
-                       PaneNum(b.size_us) + " > __pane";
   // Only panes inside a window that may end in (lo, hi].
+  std::string panes_in = "SELECT *, " + s_max + " AS __smax FROM " + QuoteIdentifier(panes);
   std::vector<std::string> where;
   if (lo) where.push_back("__pane + " + PaneNum(b.size_us) + " > " + PaneNum(*lo));
   if (hi) where.push_back("__pane < " + PaneNum(*hi));
-  for (const auto& w : where) expand += " AND " + w;
+  for (size_t i = 0; i < where.size(); ++i) panes_in += (i == 0 ? " WHERE " : " AND ") + where[i];
+  const std::string expand = "SELECT * FROM (SELECT *, __smax - __i * " + PaneNum(b.slide_us) +
+                             " AS __s FROM (" + panes_in + "), range(" + std::to_string(starts) +
+                             ") AS __r(__i)) WHERE __s + " + PaneNum(b.size_us) + " > __pane";
   std::string merged = "SELECT ";
   for (size_t i = 0; i < b.key_sql.size(); ++i) merged += "__k" + std::to_string(i) + ", ";
   merged += "__s";
@@ -231,7 +248,10 @@ std::string PaneWindowsSql(const PaneBlock& b, const std::string& panes,
   if (lo) ends.push_back("__s + " + PaneNum(b.size_us) + " > " + PaneNum(*lo));
   if (hi) ends.push_back("__s + " + PaneNum(b.size_us) + " <= " + PaneNum(*hi));
   for (size_t i = 0; i < ends.size(); ++i) merged += (i == 0 ? " WHERE " : " AND ") + ends[i];
-  merged += " GROUP BY ALL";
+  return merged + " GROUP BY ALL";
+}
+
+std::string PaneBlockSql(const PaneBlock& b, const std::string& merged) {
   // Microseconds as the time column's type (TIMESTAMPTZ from the epoch: the
   // same instant in any session time zone; thund's function, not ICU's
   // calendar arithmetic).
@@ -251,7 +271,7 @@ std::string PaneWindowsSql(const PaneBlock& b, const std::string& panes,
     }
     sql += " AS " + QuoteIdentifier(c.name);
   }
-  return sql + " FROM (" + merged + ")";
+  return sql + " FROM " + QuoteIdentifier(merged);
 }
 
 std::string PaneKeepSql(const PaneBlock& b, const std::string& panes, int64_t hi) {

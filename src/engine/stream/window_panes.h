@@ -51,6 +51,10 @@ struct PaneBlock {
   int64_t size_us = 0, slide_us = 0, offset_us = 0;
   int64_t pane_us = 0;                    // gcd(size, slide)
   bool time_zone = false;                 // the time column is TIMESTAMPTZ (set by the caller)
+  // The earlier block with the same aggregation (stream, time column, window,
+  // keys, aggregates: q5's two counts), whose partials this one reads; -1
+  // when it keeps its own.
+  int shares = -1;
   std::vector<std::string> key_sql;       // grouping columns besides the window
   std::vector<PaneAggregate> aggregates;
   // The derived table's columns, in order.
@@ -78,10 +82,13 @@ WindowPanesShape AnalyzeWindowPanes(const plan::PlanNode& root,
 // partial). Rows with a NULL time are in no window.
 std::string PanePartialSql(const PaneBlock& b, const std::string& in);
 // Over `panes` (partials, possibly several rows per (keys, pane)): the
-// derived table's rows, under its column names, of the windows whose end E
-// has lo < E <= hi (nullopt: open).
-std::string PaneWindowsSql(const PaneBlock& b, const std::string& panes,
-                           std::optional<int64_t> lo, std::optional<int64_t> hi);
+// aggregation's rows of the windows whose end E has lo < E <= hi (nullopt:
+// open), as __k.. (keys), __s (the window's start) and __a.. (aggregates).
+std::string PaneMergeSql(const PaneBlock& b, const std::string& panes,
+                         std::optional<int64_t> lo, std::optional<int64_t> hi);
+// Over `merged` (PaneMergeSql's rows, of this block or the one it shares):
+// the derived table's rows, under its column names.
+std::string PaneBlockSql(const PaneBlock& b, const std::string& merged);
 // The partials a window ending after `hi` may still need.
 std::string PaneKeepSql(const PaneBlock& b, const std::string& panes, int64_t hi);
 
