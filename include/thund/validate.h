@@ -37,6 +37,13 @@ arrow::Result<std::vector<std::string>> InferSqlInputs(const std::string& sql);
 // case-insensitively is returned with that dataset's spelling.
 arrow::Result<std::vector<std::string>> FlowInputs(const Pipeline& p, const Flow& flow);
 
+// The streaming mode a run gives `flow`: its own mode, else the run's
+// (`run_default`), else incremental when it reads a stream view (IsStreamView:
+// the view keeps no rows for Recompute to reread), else Recompute. Every
+// consumer (the run, `thund plan`, `thund explain`) asks this.
+StreamingMode FlowStreamingMode(const Pipeline& p, const Flow& flow,
+                                std::optional<StreamingMode> run_default);
+
 // Every problem in `p`, not just the first. Each diagnostic names the dataset
 // and/or flow at fault, carries their source location when known, and says what
 // to do. Errors make the pipeline unrunnable; warnings do not.

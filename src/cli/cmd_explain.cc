@@ -50,8 +50,8 @@ std::string CommittedState(const Pipeline& p, const Flow& f, const ExplainOption
   }
 }
 
-bool Incremental(const Flow& f, const ExplainOptions& o) {
-  return EffectiveStreamingMode(f, ParseStreamingMode(o.streaming_mode)) ==
+bool Incremental(const Pipeline& p, const Flow& f, const ExplainOptions& o) {
+  return FlowStreamingMode(p, f, ParseStreamingMode(o.streaming_mode)) ==
          StreamingMode::kIncremental;
 }
 
@@ -59,7 +59,7 @@ std::string ModeOf(const Pipeline& p, const Flow& f, const ExplainOptions& o) {
   if (!IsStreamingFlow(p, f)) return "batch";
   const StreamingSpec s = f.streaming.value_or(StreamingSpec{});
   return std::string("streaming, ") + Name(s.output_mode) + " output, " +
-         (Incremental(f, o) ? "incremental mode" : "Recompute mode");
+         (Incremental(p, f, o) ? "incremental mode" : "Recompute mode");
 }
 
 // The incremental operators of a flow's plan (or why it falls back).
@@ -108,7 +108,7 @@ int RunExplain(const ExplainOptions& o) {
       j["mode"] = mode;
       if (it != plans->end()) {
         j["plan"] = nlohmann::ordered_json::parse(plan::ToJson(*it->second));
-        if (Incremental(*f, o) && IsStreamingFlow(l.pipeline, *f)) {
+        if (Incremental(l.pipeline, *f, o) && IsStreamingFlow(l.pipeline, *f)) {
           j["incremental"] = IncrementalText(l.pipeline, *f, *it->second);
           const std::string state = CommittedState(l.pipeline, *f, o);
           if (!state.empty()) j["committed_state"] = state;
@@ -123,7 +123,7 @@ int RunExplain(const ExplainOptions& o) {
     if (it != plans->end()) {
       std::string text = plan::ToText(*it->second);
       std::cout << text;
-      if (Incremental(*f, o) && IsStreamingFlow(l.pipeline, *f)) {
+      if (Incremental(l.pipeline, *f, o) && IsStreamingFlow(l.pipeline, *f)) {
         std::cout << "incremental operators:\n" << IncrementalText(l.pipeline, *f, *it->second);
         const std::string state = CommittedState(l.pipeline, *f, o);
         if (!state.empty()) std::cout << "state at the last commit: " << state << "\n";

@@ -53,7 +53,7 @@ nlohmann::json ToJson(const Pipeline& p, const std::vector<FlowPlan>& plan) {
     j["once"] = fp.flow->once;
     if (fp.streaming) {
       StreamingSpec s = fp.flow->streaming.value_or(StreamingSpec{});
-      j["mode"] = Name(EffectiveStreamingMode(*fp.flow, std::nullopt));
+      j["mode"] = Name(FlowStreamingMode(p, *fp.flow, std::nullopt));
       j["trigger"] = s.trigger.ToString();
       j["output_mode"] = Name(s.output_mode);
       if (s.watermark) j["watermark"] = s.watermark->ToString();
@@ -85,7 +85,7 @@ void PrintHuman(const Pipeline& p, const std::vector<FlowPlan>& plan) {
     if (fp.streaming) {
       StreamingSpec s = f.streaming.value_or(StreamingSpec{});
       std::cout << fmt::format("      streaming: mode {}, trigger {}, output {}",
-                               Name(EffectiveStreamingMode(f, std::nullopt)),
+                               Name(FlowStreamingMode(p, f, std::nullopt)),
                                s.trigger.ToString(), Name(s.output_mode));
       if (s.watermark) std::cout << ", " << s.watermark->ToString();
       if (s.window) std::cout << ", " << s.window->ToString();

@@ -27,4 +27,19 @@ arrow::Result<std::vector<std::string>> FlowInputs(const Pipeline& p, const Flow
   return out;
 }
 
+StreamingMode FlowStreamingMode(const Pipeline& p, const Flow& flow,
+                                std::optional<StreamingMode> run_default) {
+  const bool chosen = (flow.streaming && flow.streaming->mode) || run_default;
+  if (!chosen && !flow.source) {
+    auto inputs = FlowInputs(p, flow);
+    if (inputs.ok()) {
+      for (const auto& in : *inputs) {
+        const Dataset* d = p.FindDataset(in);
+        if (d && IsStreamView(p, *d)) return StreamingMode::kIncremental;
+      }
+    }
+  }
+  return EffectiveStreamingMode(flow, run_default);
+}
+
 }  // namespace thund

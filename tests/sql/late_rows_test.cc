@@ -145,5 +145,25 @@ AS SELECT * FROM STREAM bids;
   EXPECT_NE(kind.message.find("materialized_view"), std::string::npos) << kind.message;
 }
 
+// A reader of a stream view without a mode of its own runs incremental (the
+// view keeps no rows for Recompute to reread); the run's mode or its own wins;
+// readers of stored streams keep the default. `thund plan`, `thund explain`
+// and the run all ask FlowStreamingMode.
+TEST(StreamingMode, AReaderOfAStreamViewIsIncrementalUnlessAModeIsSet) {
+  Pipeline p = Parse(R"sql(
+CREATE TEMPORARY VIEW v AS SELECT * FROM STREAM read_generator(kind => 'nexmark_bid');
+CREATE STREAMING TABLE stored AS SELECT * FROM STREAM read_generator(kind => 'nexmark_bid');
+CREATE STREAMING TABLE from_view AS SELECT auction FROM STREAM(v);
+CREATE STREAMING TABLE set_recompute WITH (mode = 'recompute') AS SELECT auction FROM STREAM(v);
+CREATE STREAMING TABLE from_stored AS SELECT auction FROM STREAM(stored);
+)sql");
+  const std::optional<StreamingMode> none, rec = StreamingMode::kRecompute;
+  EXPECT_EQ(FlowStreamingMode(p, FlowNamed(p, "from_view"), none), StreamingMode::kIncremental);
+  EXPECT_EQ(FlowStreamingMode(p, FlowNamed(p, "from_view"), rec), StreamingMode::kRecompute);
+  EXPECT_EQ(FlowStreamingMode(p, FlowNamed(p, "set_recompute"), none),
+            StreamingMode::kRecompute);
+  EXPECT_EQ(FlowStreamingMode(p, FlowNamed(p, "from_stored"), none), StreamingMode::kRecompute);
+}
+
 }  // namespace
 }  // namespace thund

@@ -311,16 +311,8 @@ arrow::Status StreamLoop::Setup() {
 }
 
 bool StreamLoop::WantsIncremental(const Flow& f) const {
-  const bool chosen = (f.streaming && f.streaming->mode) || ctx_.options->streaming_mode;
-  if (!chosen && !stream_views_.empty() && !f.source) {
-    auto inputs = FlowInputs(*ctx_.pipeline, f);
-    if (inputs.ok()) {
-      for (const auto& in : *inputs) {
-        if (stream_views_.count(internal::Lower(in)) > 0) return true;
-      }
-    }
-  }
-  return EffectiveStreamingMode(f, ctx_.options->streaming_mode) == StreamingMode::kIncremental;
+  return FlowStreamingMode(*ctx_.pipeline, f, ctx_.options->streaming_mode) ==
+         StreamingMode::kIncremental;
 }
 
 // The flows asking for the incremental mode get their operator (or fall back,
