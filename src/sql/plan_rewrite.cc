@@ -62,18 +62,25 @@ arrow::Result<std::string> AddWindowEndColumn(std::string_view duck_sql, const s
 
 namespace {
 
-// Every SUBQUERY table reference in `j`, depth first.
-void SubqueryRefs(Json* j, std::vector<Json*>* out) {
+// Every SUBQUERY table reference in `j`, depth first (pre-order), each with
+// how many of the references after it lie inside it.
+void SubqueryRefs(Json* j, std::vector<std::pair<Json*, size_t>>* out) {
   if (j->is_array()) {
     for (auto& v : *j) SubqueryRefs(&v, out);
     return;
   }
   if (!j->is_object()) return;
-  if (Str(*j, "type") == "SUBQUERY" && !j->contains("class")) {
-    const Json* sub = Field(*j, "subquery");
-    if (sub && Field(*sub, "node")) out->push_back(j);
+  size_t self = out->size();
+  const Json* sub = Str(*j, "type") == "SUBQUERY" && !j->contains("class")
+                        ? Field(*j, "subquery")
+                        : nullptr;
+  if (sub && Field(*sub, "node")) {
+    out->emplace_back(j, 0);
+  } else {
+    self = static_cast<size_t>(-1);
   }
   for (auto& [k, v] : j->items()) SubqueryRefs(&v, out);
+  if (self != static_cast<size_t>(-1)) (*out)[self].second = out->size() - self - 1;
 }
 
 }  // namespace
@@ -85,13 +92,13 @@ arrow::Result<std::string> ReplaceDerivedTables(
     return arrow::Status::Invalid("expected one query");
   }
   Json stmt = statements[0];
-  std::vector<Json*> refs;
+  std::vector<std::pair<Json*, size_t>> refs;
   SubqueryRefs(&stmt["node"], &refs);
   // Each derived table's SELECT as the plan renders a block's SQL (no
   // modifiers, QUALIFY or CTEs of its own: the plan's nodes for those sit
   // above the block, and such a table does not match).
   std::vector<std::string> docs;
-  for (Json* r : refs) {
+  for (const auto& [r, inside] : refs) {
     Json node = (*r)["subquery"]["node"];
     if (Str(node, "type") == "SELECT_NODE") {
       node["modifiers"] = Json::array();
@@ -101,24 +108,30 @@ arrow::Result<std::string> ReplaceDerivedTables(
     docs.push_back(StatementDocument(node));
   }
   ARROW_ASSIGN_OR_RAISE(auto rendered, internal::RenderSqlJson(docs));
-  size_t replaced = 0;
+  // First which references to replace (never one inside another chosen: the
+  // replacement frees what it held), then the replacements.
+  std::vector<std::pair<size_t, size_t>> chosen;  // (reference, table)
   std::vector<bool> used(tables.size(), false);
   for (size_t i = 0; i < refs.size() && i < rendered.size(); ++i) {
     if (!rendered[i].ok()) continue;
-    const Json& original = (*refs[i])["subquery"]["node"];
+    const Json& original = (*refs[i].first)["subquery"]["node"];
     const bool plain = !NonEmptyArray(original, "modifiers") && !Field(original, "qualify");
     for (size_t t = 0; t < tables.size(); ++t) {
       if (used[t] || !plain || *rendered[i] != tables[t].first) continue;
-      ARROW_ASSIGN_OR_RAISE(Json parsed, internal::ParseSqlToJson(
-                                             "SELECT * FROM " + QuoteIdent(tables[t].second)));
-      Json ref = parsed[0]["node"]["from_table"];
-      ref["alias"] = Str(*refs[i], "alias");
-      *refs[i] = ref;
+      chosen.emplace_back(i, t);
       used[t] = true;
-      ++replaced;
+      i += refs[i].second;  // skip the references inside it
       break;
     }
   }
+  for (const auto& [i, t] : chosen) {
+    ARROW_ASSIGN_OR_RAISE(Json parsed, internal::ParseSqlToJson(
+                                           "SELECT * FROM " + QuoteIdent(tables[t].second)));
+    Json ref = parsed[0]["node"]["from_table"];
+    ref["alias"] = Str(*refs[i].first, "alias");
+    *refs[i].first = std::move(ref);
+  }
+  const size_t replaced = chosen.size();
   if (replaced != tables.size()) {
     return arrow::Status::NotImplemented("a derived table to replace is not in the query's FROM");
   }

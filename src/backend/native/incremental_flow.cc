@@ -198,6 +198,15 @@ class Stepper {
   arrow::Status Windowed();
   // kWindowed over window panes (IncrementalFlow::pane_blocks).
   arrow::Status WindowPanes();
+  // kWindowed: the window ends that close this trigger, lo < end <= hi
+  // (W_prev < end + delay <= W_now; nullopt: open).
+  std::pair<std::optional<int64_t>, std::optional<int64_t>> ClosingEnds() const {
+    const int64_t delay = inc_.plan.emit_delay_us;
+    std::optional<int64_t> lo, hi;
+    if (w_prev_ != kNoWatermark) lo = w_prev_ - delay;
+    if (w_now_ != kEndOfInput) hi = w_now_ - delay;
+    return {lo, hi};
+  }
   // Block i's aggregation over the windows ending in (lo, hi] from its
   // partials (PaneMergeSql); null while its stream's schema is unknown.
   arrow::Result<std::shared_ptr<arrow::Table>> MergedPanes(size_t i, std::optional<int64_t> lo,
@@ -775,10 +784,7 @@ arrow::Status Stepper::WindowPanes() {
     }
   }
   if (w_now_ == kNoWatermark || w_now_ == w_prev_) return arrow::Status::OK();
-  const int64_t delay = inc_.plan.emit_delay_us;
-  std::optional<int64_t> lo, hi;
-  if (w_prev_ != kNoWatermark) lo = w_prev_ - delay;
-  if (w_now_ != kEndOfInput) hi = w_now_ - delay;
+  const auto [lo, hi] = ClosingEnds();
   if (!lo || !hi || *lo < *hi) {
     std::vector<std::unique_ptr<Registered>> bound;
     std::vector<std::shared_ptr<arrow::Table>> merged(blocks.size());
@@ -829,11 +835,7 @@ arrow::Status Stepper::Windowed() {
     }
   }
   if (w_now_ == kNoWatermark || w_now_ == w_prev_) return arrow::Status::OK();
-  // The windows that close: W_prev < end + delay <= W_now.
-  const int64_t delay = inc_.plan.emit_delay_us;
-  std::optional<int64_t> lo, hi;
-  if (w_prev_ != kNoWatermark) lo = w_prev_ - delay;
-  if (w_now_ != kEndOfInput) hi = w_now_ - delay;
+  const auto [lo, hi] = ClosingEnds();
   if (!lo || !hi || *lo < *hi) {
     InputBinding binding(ctx_, streams_);
     for (size_t i = 0; i < inputs.size(); ++i) {
