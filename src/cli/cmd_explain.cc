@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "backend/native/native_backend.h"
+#include "backend/native/incremental_flow.h"
 #include "backend/native/stream_checkpoint.h"
 #include "cli/loaded.h"
 #include <arrow/filesystem/localfs.h>
@@ -66,7 +67,15 @@ std::string ModeOf(const Pipeline& p, const Flow& f, const ExplainOptions& o) {
 std::string IncrementalText(const Pipeline& p, const Flow& f, const plan::PlanNode& root) {
   auto planned = engine::stream::PlanFlowIncremental(p, f, root, "__thund_inc_state");
   if (!planned.ok()) return "falls back to Recompute: " + planned.status().message() + "\n";
-  return engine::stream::DescribeIncremental(planned->plan);
+  std::string text = engine::stream::DescribeIncremental(planned->plan);
+  if (planned->plan.op == engine::stream::IncrementalOperator::kWindowed) {
+    // The same choice the run makes (native::ChooseWindowPanes).
+    text += "  " +
+            native::DescribeWindowPanes(
+                native::ChooseWindowPanes(f.sql, root, planned->plan.stream_inputs)) +
+            "\n";
+  }
+  return text;
 }
 
 int RunExplain(const ExplainOptions& o) {

@@ -356,6 +356,59 @@ CREATE STREAMING TABLE distinct_bidders AS SELECT DISTINCT ON (bidder) bidder FR
   EXPECT_EQ(bad.exit_code, 2) << bad.out << bad.err;
 }
 
+// Whether a windowed flow keeps per-pane partials or raw rows: explain says
+// what the run then does (both ask native::ChooseWindowPanes).
+TEST_F(ExplainCliTest, SaysWhetherAWindowedFlowKeepsPanesAsTheRunDoes) {
+  const std::string path = Write("panes.sql", R"sql(
+CREATE STREAMING TABLE bids AS SELECT * FROM STREAM read_generator(kind => 'nexmark_bid',
+  seed => 3, rows_per_batch => 500, total_rows => 3000, events_per_second => 300);
+CREATE STREAMING TABLE hot WITH (mode = 'incremental', watermark = 'date_time',
+  allowed_lateness = '2 seconds') AS
+SELECT a.auction, a.num FROM (
+  SELECT auction, count(*) AS num, window_start AS ws, window_end AS we
+  FROM HOP(TABLE bids, DESCRIPTOR(date_time), INTERVAL '2' SECONDS, INTERVAL '6' SECONDS)
+  GROUP BY auction, window_start, window_end) AS a
+JOIN (SELECT max(c.num) AS top, c.ws, c.we FROM (
+  SELECT count(*) AS num, window_start AS ws, window_end AS we
+  FROM HOP(TABLE bids, DESCRIPTOR(date_time), INTERVAL '2' SECONDS, INTERVAL '6' SECONDS)
+  GROUP BY auction, window_start, window_end) AS c GROUP BY c.ws, c.we) AS m
+ON a.ws = m.ws AND a.we = m.we AND a.num >= m.top;
+CREATE STREAMING TABLE means WITH (mode = 'incremental', watermark = 'date_time',
+  allowed_lateness = '2 seconds') AS
+SELECT x.auction, x.ws, x.mean, y.n FROM (
+  SELECT auction, window_start AS ws, avg(price) AS mean
+  FROM TUMBLE(TABLE bids, DESCRIPTOR(date_time), INTERVAL '4' SECONDS)
+  GROUP BY auction, window_start, window_end) AS x
+JOIN (SELECT window_start AS ws, count(*) AS n
+  FROM TUMBLE(TABLE bids, DESCRIPTOR(date_time), INTERVAL '4' SECONDS)
+  GROUP BY window_start, window_end) AS y ON x.ws = y.ws;
+)sql");
+  auto hot = Thund("explain " + testing::ShellQuote(path) + " hot");
+  ASSERT_EQ(hot.exit_code, 0) << hot.out << hot.err;
+  EXPECT_NE(hot.out.find("window panes, kept instead of the raw rows: per-pane partials of bids"),
+            std::string::npos)
+      << hot.out;
+  EXPECT_NE(hot.out.find("panes of 2000 ms, windows of 6000 ms every 2000 ms"), std::string::npos)
+      << hot.out;
+  EXPECT_NE(hot.out.find("1 derived table(s) share them"), std::string::npos) << hot.out;
+  auto means = Thund("explain " + testing::ShellQuote(path) + " means");
+  ASSERT_EQ(means.exit_code, 0) << means.out << means.err;
+  EXPECT_NE(means.out.find("no window panes (the raw rows are kept): Aggregate: aggregate "
+                           "avg(price)"),
+            std::string::npos)
+      << means.out;
+  // The run agrees, flow by flow.
+  auto run = Thund("run " + testing::ShellQuote(path) + " --storage " +
+                   testing::ShellQuote((dir_ / "store").string()));
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  auto line_of = [&](const std::string& flow) {
+    const size_t at = run.out.find("flow '" + flow + "': done");
+    return at == std::string::npos ? std::string() : run.out.substr(at, run.out.find('\n', at) - at);
+  };
+  EXPECT_NE(line_of("hot").find("windowed (window panes) operator"), std::string::npos) << run.out;
+  EXPECT_NE(line_of("means").find("windowed operator"), std::string::npos) << run.out;
+}
+
 TEST_F(ExplainCliTest, FunctionChecksBelongToTheBackendThatRunsTheFlow) {
   // initcap is Spark's; DuckDB has no function of that name.
   const std::string path = Write(

@@ -211,6 +211,9 @@ class Stepper {
   // partials (PaneMergeSql); null while its stream's schema is unknown.
   arrow::Result<std::shared_ptr<arrow::Table>> MergedPanes(size_t i, std::optional<int64_t> lo,
                                                            std::optional<int64_t> hi);
+  // Whether block i's time column is TIMESTAMPTZ, from its stream's schema
+  // (an error when it is not a timestamp column).
+  arrow::Result<bool> PaneTimeZone(size_t i) const;
   arrow::Status StreamJoin();
   arrow::Status Dedup();
   arrow::Status FirstRow();
@@ -737,16 +740,11 @@ arrow::Result<std::shared_ptr<arrow::Table>> Stepper::Reaching(size_t i,
   return filtered.table();
 }
 
-arrow::Result<std::shared_ptr<arrow::Table>> Stepper::MergedPanes(size_t i,
-                                                                  std::optional<int64_t> lo,
-                                                                  std::optional<int64_t> hi) {
-  engine::stream::PaneBlock& b = inc_.pane_blocks[i];
+arrow::Result<bool> Stepper::PaneTimeZone(size_t i) const {
+  const engine::stream::PaneBlock& b = inc_.pane_blocks[i];
   const DatasetStream* ds = FindStream(streams_, b.input);
-  if (!ds || !ds->schema) return nullptr;
-  // The window bounds take the type the window assignment gives them:
-  // TIMESTAMPTZ for a time column with a time zone, else TIMESTAMP.
   int t = -1;
-  for (int c = 0; c < ds->schema->num_fields(); ++c) {
+  for (int c = 0; ds && ds->schema && c < ds->schema->num_fields(); ++c) {
     if (SameName(ds->schema->field(c)->name(), b.time_column)) t = c;
   }
   if (t < 0 || ds->schema->field(t)->type()->id() != arrow::Type::TIMESTAMP) {
@@ -754,8 +752,17 @@ arrow::Result<std::shared_ptr<arrow::Table>> Stepper::MergedPanes(size_t i,
                                                    "' of '", b.input,
                                                    "' is not a timestamp column of its rows"));
   }
-  b.time_zone =
-      !static_cast<const arrow::TimestampType&>(*ds->schema->field(t)->type()).timezone().empty();
+  return !static_cast<const arrow::TimestampType&>(*ds->schema->field(t)->type())
+              .timezone()
+              .empty();
+}
+
+arrow::Result<std::shared_ptr<arrow::Table>> Stepper::MergedPanes(size_t i,
+                                                                  std::optional<int64_t> lo,
+                                                                  std::optional<int64_t> hi) {
+  const engine::stream::PaneBlock& b = inc_.pane_blocks[i];
+  const DatasetStream* ds = FindStream(streams_, b.input);
+  if (!ds || !ds->schema) return nullptr;
   if (!inc_.panes[i]) {
     // No partials yet: the block's (empty) rows still need their columns.
     ARROW_ASSIGN_OR_RAISE(auto empty, arrow::Table::MakeEmpty(ds->schema));
@@ -794,12 +801,14 @@ arrow::Status Stepper::WindowPanes() {
         ARROW_ASSIGN_OR_RAISE(merged[i], MergedPanes(i, lo, hi));
       } else {
         merged[i] = merged[own];
-        inc_.pane_blocks[i].time_zone = blocks[own].time_zone;
       }
       if (!merged[i]) continue;  // no row yet: its schema is not known
+      // The window bounds take the type the window assignment gives them:
+      // TIMESTAMPTZ for a time column with a time zone, else TIMESTAMP.
+      ARROW_ASSIGN_OR_RAISE(const bool zone, PaneTimeZone(i));
       Registered m(ctx_, kMerged);
       ARROW_RETURN_NOT_OK(m.Set(merged[i]));
-      ARROW_ASSIGN_OR_RAISE(auto rows, Q(engine::stream::PaneBlockSql(blocks[i], kMerged)));
+      ARROW_ASSIGN_OR_RAISE(auto rows, Q(engine::stream::PaneBlockSql(blocks[i], kMerged, zone)));
       bound.push_back(std::make_unique<Registered>(ctx_, "__thund_pane_" + std::to_string(i)));
       ARROW_RETURN_NOT_OK(bound.back()->Set(rows));
     }
@@ -1072,31 +1081,64 @@ int64_t TableBytes(const std::shared_ptr<arrow::Table>& t) {
   return n;
 }
 
-// Window panes for a kWindowed flow when its plan has their shape and the
-// query reads the blocks' tables in their place; else the flow keeps raw
-// rows (the plain twin, not an error).
 void PrepareWindowPanes(const Flow& flow, IncrementalFlow* inc) {
-  auto is_stream = [&](const std::string& name) {
-    for (const auto& in : inc->plan.stream_inputs) {
-      if (SameName(in, name)) return true;
-    }
-    return false;
-  };
-  engine::stream::WindowPanesShape shape =
-      engine::stream::AnalyzeWindowPanes(*inc->root, is_stream);
-  if (!shape.ok) return;
-  std::vector<std::pair<std::string, std::string>> tables;
-  for (const auto& b : shape.blocks) {
-    tables.emplace_back(b.block->sql, "__thund_pane_" + std::to_string(tables.size()));
-  }
-  auto query = sql::WithDerivedTablesReplaced(flow.sql, tables);
-  if (!query.ok()) return;
-  inc->pane_blocks = std::move(shape.blocks);
-  inc->pane_query_sql = *query;
+  WindowPanesChoice choice = ChooseWindowPanes(flow.sql, *inc->root, inc->plan.stream_inputs);
+  if (!choice.ok) return;
+  inc->pane_blocks = std::move(choice.blocks);
+  inc->pane_query_sql = std::move(choice.query_sql);
   inc->panes.assign(inc->pane_blocks.size(), nullptr);
 }
 
 }  // namespace
+
+WindowPanesChoice ChooseWindowPanes(const std::string& flow_sql, const plan::PlanNode& root,
+                                    const std::vector<std::string>& stream_inputs) {
+  auto is_stream = [&](const std::string& name) {
+    for (const auto& in : stream_inputs) {
+      if (SameName(in, name)) return true;
+    }
+    return false;
+  };
+  WindowPanesChoice choice;
+  engine::stream::WindowPanesShape shape = engine::stream::AnalyzeWindowPanes(root, is_stream);
+  if (!shape.ok) {
+    choice.why = shape.why;
+    return choice;
+  }
+  std::vector<std::pair<std::string, std::string>> tables;
+  for (const auto& b : shape.blocks) {
+    tables.emplace_back(b.block->sql, "__thund_pane_" + std::to_string(tables.size()));
+  }
+  auto query = sql::WithDerivedTablesReplaced(flow_sql, tables);
+  if (!query.ok()) {
+    choice.why = "the query could not be rewritten to read the panes: " + query.status().message();
+    return choice;
+  }
+  choice.ok = true;
+  choice.blocks = std::move(shape.blocks);
+  choice.query_sql = std::move(*query);
+  return choice;
+}
+
+std::string DescribeWindowPanes(const WindowPanesChoice& choice) {
+  if (!choice.ok) return "no window panes (the raw rows are kept): " + choice.why;
+  std::string out = "window panes, kept instead of the raw rows: ";
+  int shared = 0;
+  for (size_t i = 0; i < choice.blocks.size(); ++i) {
+    const auto& b = choice.blocks[i];
+    if (b.shares >= 0) {
+      ++shared;
+      continue;
+    }
+    if (out.back() != ' ') out += "; ";
+    out += "per-pane partials of " + b.input + " (" + std::to_string(b.aggregates.size()) +
+           " aggregate(s), panes of " + std::to_string(b.pane_us / 1000) + " ms, windows of " +
+           std::to_string(b.size_us / 1000) + " ms every " + std::to_string(b.slide_us / 1000) +
+           " ms)";
+  }
+  if (shared > 0) out += "; " + std::to_string(shared) + " derived table(s) share them";
+  return out + " (thund run --no-window-panes keeps raw rows)";
+}
 
 int64_t IncrementalFlow::StateRows() const {
   int64_t n = (partials ? partials->num_rows() : 0) + (kept ? kept->num_rows() : 0);

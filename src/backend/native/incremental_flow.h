@@ -115,6 +115,22 @@ struct IncrementalFlow {
   int64_t StateBytes() const;
 };
 
+// Window panes for a kWindowed flow (engine/stream/window_panes.h): the
+// derived tables computed from panes and the flow's query reading them in
+// their place, or why the flow keeps raw rows instead (the plain twin, not an
+// error). `root` is the flow's plan; `stream_inputs` are its streaming inputs.
+// The run and `thund explain` both ask this.
+struct WindowPanesChoice {
+  bool ok = false;
+  std::string why;  // when !ok
+  std::vector<engine::stream::PaneBlock> blocks;
+  std::string query_sql;  // reads tables __thund_pane_<i>
+};
+WindowPanesChoice ChooseWindowPanes(const std::string& flow_sql, const plan::PlanNode& root,
+                                    const std::vector<std::string>& stream_inputs);
+// One line for `thund explain`: what the choice keeps as state.
+std::string DescribeWindowPanes(const WindowPanesChoice& choice);
+
 // Prepares the incremental operator of `f` (in a dataset of the loop), or
 // nullopt with `*fallback` set to why the flow runs in Recompute mode.
 // `streams` are the loop's datasets; `now_ms` is the processing time.

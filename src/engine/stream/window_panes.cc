@@ -251,12 +251,12 @@ std::string PaneMergeSql(const PaneBlock& b, const std::string& panes,
   return merged + " GROUP BY ALL";
 }
 
-std::string PaneBlockSql(const PaneBlock& b, const std::string& merged) {
+std::string PaneBlockSql(const PaneBlock& b, const std::string& merged, bool time_zone) {
   // Microseconds as the time column's type (TIMESTAMPTZ from the epoch: the
   // same instant in any session time zone; thund's function, not ICU's
   // calendar arithmetic).
   auto time = [&](const std::string& us) {
-    return b.time_zone ? "thund_add_micros('epoch'::TIMESTAMPTZ, " + us + ")"
+    return time_zone ? "thund_add_micros('epoch'::TIMESTAMPTZ, " + us + ")"
                        : "make_timestamp(" + us + ")";
   };
   std::string sql = "SELECT ";

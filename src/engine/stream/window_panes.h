@@ -50,7 +50,6 @@ struct PaneBlock {
   std::string time_column;                // the window's time column (a plain column)
   int64_t size_us = 0, slide_us = 0, offset_us = 0;
   int64_t pane_us = 0;                    // gcd(size, slide)
-  bool time_zone = false;                 // the time column is TIMESTAMPTZ (set by the caller)
   // The earlier block with the same aggregation (stream, time column, window,
   // keys, aggregates: q5's two counts), whose partials this one reads; -1
   // when it keeps its own.
@@ -87,8 +86,10 @@ std::string PanePartialSql(const PaneBlock& b, const std::string& in);
 std::string PaneMergeSql(const PaneBlock& b, const std::string& panes,
                          std::optional<int64_t> lo, std::optional<int64_t> hi);
 // Over `merged` (PaneMergeSql's rows, of this block or the one it shares):
-// the derived table's rows, under its column names.
-std::string PaneBlockSql(const PaneBlock& b, const std::string& merged);
+// the derived table's rows, under its column names. `time_zone`: the time
+// column is TIMESTAMPTZ (known only from the stream's rows, so the caller
+// says), and the window bounds take that type.
+std::string PaneBlockSql(const PaneBlock& b, const std::string& merged, bool time_zone);
 // The partials a window ending after `hi` may still need.
 std::string PaneKeepSql(const PaneBlock& b, const std::string& panes, int64_t hi);
 
