@@ -1081,6 +1081,8 @@ int64_t TableBytes(const std::shared_ptr<arrow::Table>& t) {
   return n;
 }
 
+// Window panes for a kWindowed flow when ChooseWindowPanes takes them; else
+// the flow keeps raw rows (the plain twin, not an error).
 void PrepareWindowPanes(const Flow& flow, IncrementalFlow* inc) {
   WindowPanesChoice choice = ChooseWindowPanes(flow.sql, *inc->root, inc->plan.stream_inputs);
   if (!choice.ok) return;
