@@ -1124,21 +1124,22 @@ WindowPanesChoice ChooseWindowPanes(const std::string& flow_sql, const plan::Pla
 
 std::string DescribeWindowPanes(const WindowPanesChoice& choice) {
   if (!choice.ok) return "no window panes (the raw rows are kept): " + choice.why;
-  std::string out = "window panes, kept instead of the raw rows: ";
+  std::vector<std::string> parts;
   int shared = 0;
-  for (size_t i = 0; i < choice.blocks.size(); ++i) {
-    const auto& b = choice.blocks[i];
+  for (const auto& b : choice.blocks) {
     if (b.shares >= 0) {
       ++shared;
       continue;
     }
-    if (out.back() != ' ') out += "; ";
-    out += "per-pane partials of " + b.input + " (" + std::to_string(b.aggregates.size()) +
-           " aggregate(s), panes of " + std::to_string(b.pane_us / 1000) + " ms, windows of " +
-           std::to_string(b.size_us / 1000) + " ms every " + std::to_string(b.slide_us / 1000) +
-           " ms)";
+    parts.push_back("per-pane partials of " + b.input + " (" +
+                    std::to_string(b.aggregates.size()) + " aggregate(s), panes of " +
+                    std::to_string(b.pane_us / 1000) + " ms, windows of " +
+                    std::to_string(b.size_us / 1000) + " ms every " +
+                    std::to_string(b.slide_us / 1000) + " ms)");
   }
-  if (shared > 0) out += "; " + std::to_string(shared) + " derived table(s) share them";
+  if (shared > 0) parts.push_back(std::to_string(shared) + " derived table(s) share them");
+  std::string out = "window panes, kept instead of the raw rows: ";
+  for (size_t i = 0; i < parts.size(); ++i) out += (i > 0 ? "; " : "") + parts[i];
   return out + " (thund run --no-window-panes keeps raw rows)";
 }
 
