@@ -40,6 +40,13 @@ constexpr const char* kPrev = "__thund_inc_prev";
 constexpr const char* kDelta = "__thund_inc_upsert";
 constexpr const char* kHiddenEnd = "__thund_window_end";
 
+// The name `base` takes for the i-th of several relations a trigger registers
+// in turn (inputs, pane blocks). Each keeps a name of its own, so its view,
+// bound to its schema, is reused trigger after trigger; one name shared by
+// relations of different schemas would re-create the view at every switch
+// (DuckDbSession::RegisterArrow).
+std::string Slot(const char* base, size_t i) { return base + ("_" + std::to_string(i)); }
+
 std::string Micros(const std::string& expr) { return "epoch_us(" + expr + ")"; }
 
 bool SameName(const std::string& a, const std::string& b) {
@@ -207,10 +214,12 @@ class Stepper {
     if (w_now_ != kEndOfInput) hi = w_now_ - delay;
     return {lo, hi};
   }
-  // Block i's aggregation over the windows ending in (lo, hi] from its
-  // partials (PaneMergeSql); null while its stream's schema is unknown.
-  arrow::Result<std::shared_ptr<arrow::Table>> MergedPanes(size_t i, std::optional<int64_t> lo,
-                                                           std::optional<int64_t> hi);
+  // The SQL of block i's aggregation over the windows ending in (lo, hi],
+  // from its partials (PaneMergeSql), which it registers into `held` for the
+  // query to read; "" while its stream's schema is unknown.
+  arrow::Result<std::string> MergedPanesSql(size_t i, std::optional<int64_t> lo,
+                                            std::optional<int64_t> hi,
+                                            std::vector<std::unique_ptr<Registered>>* held);
   // Whether block i's time column is TIMESTAMPTZ, from its stream's schema
   // (an error when it is not a timestamp column).
   arrow::Result<bool> PaneTimeZone(size_t i) const;
@@ -266,7 +275,8 @@ class Stepper {
 
 arrow::Status Stepper::TakeInputs() {
   const bool stateful = inc_.plan.op != IncrementalOperator::kStateless;
-  for (const auto& in : inc_.plan.stream_inputs) {
+  for (size_t i = 0; i < inc_.plan.stream_inputs.size(); ++i) {
+    const std::string& in = inc_.plan.stream_inputs[i];
     if (fresh_.count(in)) continue;
     const DatasetStream* ds = FindStream(streams_, in);
     if (!ds) return arrow::Status::Invalid("input '", in, "' is not a stream of this run");
@@ -276,24 +286,30 @@ arrow::Status Stepper::TakeInputs() {
     if (rows->num_rows() > 0) clock.last_arrival_ms = now_ms_;
     if (!clock.column.empty() && rows->schema()->GetFieldIndex(clock.column) >= 0 &&
         rows->num_rows() > 0) {
-      Registered r(ctx_, kIn);
-      ARROW_RETURN_NOT_OK(r.Set(rows));
+      // Registered only when a query needs the rows (a timestamp column's
+      // range is read in C++). A name per input keeps each its own view.
+      const std::string in_name = Slot(kIn, i);
+      Registered r(ctx_, in_name);
       const std::string col = QuoteIdentifier(clock.column);
       const std::optional<TimeRange> range = TimestampRange(*rows, clock.column);
       // No row below W: nothing is late (the usual case needs no query).
       const bool maybe_late =
           !range || (range->min && w_prev_ != kNoWatermark && *range->min < w_prev_);
+      if (!range || (stateful && w_prev_ != kNoWatermark && maybe_late)) {
+        ARROW_RETURN_NOT_OK(r.Set(rows));
+      }
       if (stateful && w_prev_ != kNoWatermark && maybe_late) {
         const std::string w = std::to_string(w_prev_);
         ARROW_ASSIGN_OR_RAISE(
             auto late, Q("SELECT *, " + engine::QuoteString(flow_.name) + " AS __flow, " +
                          (w_prev_ == kEndOfInput ? "'infinity'::TIMESTAMP"
                                                  : "make_timestamp(" + w + "::BIGINT)") +
-                         " AS __watermark FROM " + kIn + " WHERE " + Micros(col) + " < " + w));
+                         " AS __watermark FROM " + in_name + " WHERE " + Micros(col) + " < " +
+                         w));
         if (late->num_rows() > 0) {
           step_.late_rows += late->num_rows();
           ARROW_ASSIGN_OR_RAISE(step_.late, Append(step_.late, late));
-          ARROW_ASSIGN_OR_RAISE(rows, Q(std::string("SELECT * FROM ") + kIn + " WHERE " + col +
+          ARROW_ASSIGN_OR_RAISE(rows, Q("SELECT * FROM " + in_name + " WHERE " + col +
                                         " IS NULL OR " + Micros(col) + " >= " + w));
         }
       }
@@ -302,7 +318,8 @@ arrow::Status Stepper::TakeInputs() {
         m = range->max;
       } else {
         ARROW_ASSIGN_OR_RAISE(auto max,
-                              Q("SELECT " + Micros("max(" + col + ")") + "::BIGINT FROM " + kIn));
+                              Q("SELECT " + Micros("max(" + col + ")") + "::BIGINT FROM " +
+                                in_name));
         m = MaxInt64(*max);
       }
       if (m) clock.max_event_us = std::max(clock.max_event_us.value_or(*m), *m);
@@ -757,22 +774,53 @@ arrow::Result<bool> Stepper::PaneTimeZone(size_t i) const {
               .empty();
 }
 
-arrow::Result<std::shared_ptr<arrow::Table>> Stepper::MergedPanes(size_t i,
-                                                                  std::optional<int64_t> lo,
-                                                                  std::optional<int64_t> hi) {
+arrow::Result<std::string> Stepper::MergedPanesSql(
+    size_t i, std::optional<int64_t> lo, std::optional<int64_t> hi,
+    std::vector<std::unique_ptr<Registered>>* held) {
   const engine::stream::PaneBlock& b = inc_.pane_blocks[i];
   const DatasetStream* ds = FindStream(streams_, b.input);
-  if (!ds || !ds->schema) return nullptr;
+  if (!ds || !ds->schema) return std::string();
   if (!inc_.panes[i]) {
     // No partials yet: the block's (empty) rows still need their columns.
     ARROW_ASSIGN_OR_RAISE(auto empty, arrow::Table::MakeEmpty(ds->schema));
-    Registered none(ctx_, kIn);
+    const std::string in_name = Slot(kIn, i);
+    Registered none(ctx_, in_name);
     ARROW_RETURN_NOT_OK(none.Set(empty));
-    ARROW_ASSIGN_OR_RAISE(inc_.panes[i], Q(engine::stream::PanePartialSql(b, kIn)));
+    ARROW_ASSIGN_OR_RAISE(inc_.panes[i], Q(engine::stream::PanePartialSql(b, in_name)));
   }
-  Registered state(ctx_, kState);
-  ARROW_RETURN_NOT_OK(state.Set(inc_.panes[i]));
-  return Q(engine::stream::PaneMergeSql(b, kState, lo, hi));
+  const std::string state_name = Slot(kState, i);
+  held->push_back(std::make_unique<Registered>(ctx_, state_name));
+  ARROW_RETURN_NOT_OK(held->back()->Set(inc_.panes[i]));
+  return engine::stream::PaneMergeSql(b, state_name, lo, hi);
+}
+
+// The partials of `panes` (column __pane, BIGINT microseconds) a window of
+// `size_us` ending after `hi` may still need: __pane + size > hi. Rows with
+// a NULL pane are in no window (the partial query leaves none).
+arrow::Result<std::shared_ptr<arrow::Table>> PanesStillOpen(
+    const std::shared_ptr<arrow::Table>& panes, int64_t size_us, int64_t hi) {
+  const auto col = panes->GetColumnByName("__pane");
+  if (!col || col->type()->id() != arrow::Type::INT64) {
+    return arrow::Status::Invalid("window-pane partials without a BIGINT __pane column");
+  }
+  // Overflow-free form of pane + size > hi.
+  int64_t bound = 0;
+  const bool low = __builtin_sub_overflow(hi, size_us, &bound);
+  arrow::BooleanBuilder keep;
+  ARROW_RETURN_NOT_OK(keep.Reserve(panes->num_rows()));
+  int64_t kept = 0;
+  for (const auto& chunk : col->chunks()) {
+    const auto& arr = static_cast<const arrow::Int64Array&>(*chunk);
+    for (int64_t k = 0; k < arr.length(); ++k) {
+      const bool in = arr.IsValid(k) && (low || arr.Value(k) > bound);
+      keep.UnsafeAppend(in);
+      kept += in;
+    }
+  }
+  if (kept == panes->num_rows()) return panes;
+  ARROW_ASSIGN_OR_RAISE(auto mask, keep.Finish());
+  ARROW_ASSIGN_OR_RAISE(auto filtered, arrow::compute::Filter(panes, mask));
+  return filtered.table();
 }
 
 arrow::Status Stepper::WindowPanes() {
@@ -784,36 +832,47 @@ arrow::Status Stepper::WindowPanes() {
       if (SameName(in, blocks[i].input)) rows = t;
     }
     if (rows && rows->num_rows() > 0) {
-      Registered r(ctx_, kIn);
+      const std::string in_name = Slot(kIn, i);
+      Registered r(ctx_, in_name);
       ARROW_RETURN_NOT_OK(r.Set(rows));
-      ARROW_ASSIGN_OR_RAISE(auto partial, Q(engine::stream::PanePartialSql(blocks[i], kIn)));
+      ARROW_ASSIGN_OR_RAISE(auto partial, Q(engine::stream::PanePartialSql(blocks[i], in_name)));
       ARROW_ASSIGN_OR_RAISE(inc_.panes[i], Append(inc_.panes[i], partial));
     }
   }
   if (w_now_ == kNoWatermark || w_now_ == w_prev_) return arrow::Status::OK();
   const auto [lo, hi] = ClosingEnds();
   if (!lo || !hi || *lo < *hi) {
-    std::vector<std::unique_ptr<Registered>> bound;
-    std::vector<std::shared_ptr<arrow::Table>> merged(blocks.size());
-    for (size_t i = 0; i < blocks.size(); ++i) {
-      const int own = blocks[i].shares >= 0 ? blocks[i].shares : static_cast<int>(i);
-      if (own == static_cast<int>(i)) {
-        ARROW_ASSIGN_OR_RAISE(merged[i], MergedPanes(i, lo, hi));
-      } else {
-        merged[i] = merged[own];
+    // One query for the closing windows: per block with partials of its own,
+    // their merge (a CTE, materialized once when another block shares it:
+    // q5's two counts); per block, its rows under the derived table's name
+    // (__thund_pane_<i>, as the rewritten query reads it); then the query.
+    std::vector<std::unique_ptr<Registered>> held;
+    std::vector<bool> shared(blocks.size(), false);
+    for (const auto& b : blocks) {
+      if (b.shares >= 0) shared[b.shares] = true;
+    }
+    std::string with;
+    bool known = true;  // every block's stream has rows (so a schema)
+    for (size_t i = 0; i < blocks.size() && known; ++i) {
+      const size_t own = blocks[i].shares >= 0 ? static_cast<size_t>(blocks[i].shares) : i;
+      const std::string merged = Slot(kMerged, own);
+      if (own == i) {
+        ARROW_ASSIGN_OR_RAISE(const std::string merge_sql, MergedPanesSql(i, lo, hi, &held));
+        if (merge_sql.empty()) {
+          known = false;  // no row yet: its schema is not known
+          break;
+        }
+        with += (with.empty() ? "WITH " : ", ") + QuoteIdentifier(merged) +
+                (shared[i] ? " AS MATERIALIZED (" : " AS (") + merge_sql + ")";
       }
-      if (!merged[i]) continue;  // no row yet: its schema is not known
       // The window bounds take the type the window assignment gives them:
       // TIMESTAMPTZ for a time column with a time zone, else TIMESTAMP.
       ARROW_ASSIGN_OR_RAISE(const bool zone, PaneTimeZone(i));
-      Registered m(ctx_, kMerged);
-      ARROW_RETURN_NOT_OK(m.Set(merged[i]));
-      ARROW_ASSIGN_OR_RAISE(auto rows, Q(engine::stream::PaneBlockSql(blocks[i], kMerged, zone)));
-      bound.push_back(std::make_unique<Registered>(ctx_, "__thund_pane_" + std::to_string(i)));
-      ARROW_RETURN_NOT_OK(bound.back()->Set(rows));
+      with += ", " + QuoteIdentifier("__thund_pane_" + std::to_string(i)) + " AS (" +
+              engine::stream::PaneBlockSql(blocks[i], merged, zone) + ")";
     }
-    if (bound.size() == blocks.size()) {
-      ARROW_ASSIGN_OR_RAISE(auto out, Q(inc_.pane_query_sql));
+    if (known) {
+      ARROW_ASSIGN_OR_RAISE(auto out, Q(with + " SELECT * FROM (" + inc_.pane_query_sql + ")"));
       ARROW_RETURN_NOT_OK(Emit(out));
     }
   }
@@ -823,9 +882,8 @@ arrow::Status Stepper::WindowPanes() {
     if (!hi) {
       ARROW_ASSIGN_OR_RAISE(inc_.panes[i], EmptyLike(inc_.panes[i]));
     } else {
-      Registered state(ctx_, kState);
-      ARROW_RETURN_NOT_OK(state.Set(inc_.panes[i]));
-      ARROW_ASSIGN_OR_RAISE(inc_.panes[i], Q(engine::stream::PaneKeepSql(blocks[i], kState, *hi)));
+      ARROW_ASSIGN_OR_RAISE(inc_.panes[i],
+                            PanesStillOpen(inc_.panes[i], blocks[i].size_us, *hi));
     }
   }
   return arrow::Status::OK();

@@ -1,5 +1,7 @@
 #include "backend/native/stream_flow.h"
 
+#include <cctype>
+
 #include <arrow/array/builder_primitive.h>
 
 #include "backend/native/flow_runner.h"
@@ -67,24 +69,38 @@ arrow::Result<std::shared_ptr<arrow::Table>> Delta(RunContext& ctx, const Flow& 
 constexpr const char* kHiddenWindowEnd = "__thund_window_end";
 
 
+// The name a dataset's rows are checked under. One per dataset: each name's
+// view is bound to its rows' schema, and a name shared by datasets of other
+// schemas would re-create the view at every switch.
+std::string CheckName(const Dataset& d) {
+  std::string name = std::string(kCheck) + "_";
+  for (char c : d.name) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return name;
+}
+
 // The schema DuckDB hands rows of `schema` back in when it is the same
 // columns in the same Arrow types (then a round trip through DuckDB would not
-// change a value), else null. Asked of DuckDB once per schema and run.
-arrow::Result<std::shared_ptr<arrow::Schema>> UnchangedByDuckDb(RunContext& ctx,
-                                                                const Flow& flow,
-                                                                const arrow::Schema& schema) {
-  const std::string key = schema.ToString(/*show_metadata=*/false);
+// change a value), else null. Asked of DuckDB once per schema and run, over
+// no rows registered under `probe_name`.
+arrow::Result<std::shared_ptr<arrow::Schema>> UnchangedByDuckDb(
+    RunContext& ctx, const Flow& flow, const std::shared_ptr<arrow::Schema>& schema,
+    const std::string& probe_name) {
+  const std::string key = schema->ToString(/*show_metadata=*/false);
   auto it = ctx.duckdb_schemas.find(key);
   if (it == ctx.duckdb_schemas.end()) {
-    ARROW_ASSIGN_OR_RAISE(
-        auto probe, Query(ctx, flow, std::string("SELECT * FROM ") + kCheck + " LIMIT 0"));
+    ARROW_ASSIGN_OR_RAISE(auto none, arrow::Table::MakeEmpty(schema));
+    Registered probe_rows(ctx, probe_name);
+    ARROW_RETURN_NOT_OK(probe_rows.Set(none));
+    ARROW_ASSIGN_OR_RAISE(auto probe,
+                          Query(ctx, flow, "SELECT * FROM " + probe_name + " LIMIT 0"));
     it = ctx.duckdb_schemas.emplace(key, probe->schema()).first;
   }
+  const arrow::Schema& schema_in = *schema;
   const arrow::Schema& back = *it->second;
-  if (back.num_fields() != schema.num_fields()) return nullptr;
-  for (int i = 0; i < schema.num_fields(); ++i) {
-    if (back.field(i)->name() != schema.field(i)->name() ||
-        !back.field(i)->type()->Equals(*schema.field(i)->type())) {
+  if (back.num_fields() != schema_in.num_fields()) return nullptr;
+  for (int i = 0; i < schema_in.num_fields(); ++i) {
+    if (back.field(i)->name() != schema_in.field(i)->name() ||
+        !back.field(i)->type()->Equals(*schema_in.field(i)->type())) {
       return nullptr;
     }
   }
@@ -109,12 +125,14 @@ arrow::Result<std::shared_ptr<arrow::Table>> CheckRows(RunContext& ctx, DatasetS
                                                        FlowStep* step) {
   const Dataset& d = *ds.dataset;
   ARROW_ASSIGN_OR_RAISE(auto expectations, engine::batch::CompileExpectations(d));
-  Registered input(ctx, kCheck);
-  ARROW_RETURN_NOT_OK(input.Set(rows));
+  const std::string check_name = CheckName(d);
+  // Registered only when DuckDB reads the rows (not on the direct path).
+  Registered input(ctx, check_name);
   std::shared_ptr<arrow::RecordBatchReader> reader;
   std::shared_ptr<arrow::Schema> direct_schema;
   if (ctx.options->native.direct_check && expectations.empty()) {
-    ARROW_ASSIGN_OR_RAISE(direct_schema, UnchangedByDuckDb(ctx, flow, *rows->schema()));
+    ARROW_ASSIGN_OR_RAISE(direct_schema,
+                          UnchangedByDuckDb(ctx, flow, rows->schema(), check_name));
   }
   if (direct_schema) {
     // The rows as DuckDB would hand them back: the same arrays, its schema.
@@ -123,8 +141,9 @@ arrow::Result<std::shared_ptr<arrow::Table>> CheckRows(RunContext& ctx, DatasetS
     for (auto& b : all) b = arrow::RecordBatch::Make(direct_schema, b->num_rows(), b->columns());
     ARROW_ASSIGN_OR_RAISE(reader, arrow::RecordBatchReader::Make(std::move(all), direct_schema));
   } else {
-    std::string sql =
-        engine::batch::WrapWithExpectations(std::string("SELECT * FROM ") + kCheck, expectations);
+    ARROW_RETURN_NOT_OK(input.Set(rows));
+    std::string sql = engine::batch::WrapWithExpectations("SELECT * FROM " + check_name,
+                                                          expectations);
     auto queried = ctx.session->QueryStream(sql);
     if (!queried.ok()) {
       return arrow::Status::Invalid("dataset '", d.name, "': an expectation does not apply to ",

@@ -274,9 +274,4 @@ std::string PaneBlockSql(const PaneBlock& b, const std::string& merged, bool tim
   return sql + " FROM " + QuoteIdentifier(merged);
 }
 
-std::string PaneKeepSql(const PaneBlock& b, const std::string& panes, int64_t hi) {
-  return "SELECT * FROM " + QuoteIdentifier(panes) + " WHERE __pane + " + PaneNum(b.size_us) +
-         " > " + PaneNum(hi);
-}
-
 }  // namespace thund::engine::stream

@@ -90,7 +90,5 @@ std::string PaneMergeSql(const PaneBlock& b, const std::string& panes,
 // column is TIMESTAMPTZ (known only from the stream's rows, so the caller
 // says), and the window bounds take that type.
 std::string PaneBlockSql(const PaneBlock& b, const std::string& merged, bool time_zone);
-// The partials a window ending after `hi` may still need.
-std::string PaneKeepSql(const PaneBlock& b, const std::string& panes, int64_t hi);
 
 }  // namespace thund::engine::stream
