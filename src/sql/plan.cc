@@ -268,7 +268,56 @@ std::vector<const PlanNode*> Nodes(const PlanNode& root) {
   return out;
 }
 
+namespace {
+
+bool HasStar(const std::vector<Expr>& exprs) {
+  for (const auto& e : exprs) {
+    if (e.kind == ExprKind::kStar) return true;
+  }
+  return false;
+}
+
+// The nodes whose every output column someone needs: the root (its rows are
+// the result), a subquery's root, and the inputs of a node that is itself so
+// and passes its input's columns on (all but a SELECT list and an
+// aggregation; a SELECT list with a star passes them on). A set operation or
+// DISTINCT compares whole rows, so its inputs are always so.
+std::set<const PlanNode*> WholeRowNodes(const PlanNode& root) {
+  std::set<const PlanNode*> whole, seen;
+  std::function<void(const PlanNode&, bool)> need = [&](const PlanNode& n, bool all) {
+    if (all ? !whole.insert(&n).second : !seen.insert(&n).second) return;
+    bool pass = all;
+    switch (n.kind) {
+      case NodeKind::kProject: pass = all && HasStar(n.exprs); break;
+      case NodeKind::kAggregate: pass = false; break;
+      case NodeKind::kUnion:
+      case NodeKind::kDistinct: pass = true; break;
+      default: break;
+    }
+    for (const auto& in : n.inputs) need(*in, pass);
+    std::function<void(const Expr&)> expr = [&](const Expr& e) {
+      if (e.subquery) need(*e.subquery, true);
+      for (const auto& a : e.args) expr(a);
+      if (e.filter) expr(*e.filter);
+    };
+    for (const auto* list : {&n.exprs, &n.group_keys, &n.aggregates, &n.scan.args}) {
+      for (const auto& e : *list) expr(e);
+    }
+    if (n.predicate) expr(*n.predicate);
+    if (n.join.residual) expr(*n.join.residual);
+    for (const auto& k : n.order) expr(k.expr);
+  };
+  need(root, true);
+  return whole;
+}
+
+}  // namespace
+
 std::optional<std::set<std::string>> ColumnNamesRead(const PlanNode& root) {
+  // A star in a SELECT list whose columns only named references read further
+  // up (SELECT a FROM (SELECT *, ... FROM t): the session-window expansion)
+  // adds no name of its own; one whose every column is needed has no bound.
+  const std::set<const PlanNode*> whole = WholeRowNodes(root);
   std::set<std::string> names;
   std::set<std::string> bare;       // unqualified references
   std::set<std::string> relations;  // names and aliases of the relations in the plan
@@ -340,7 +389,19 @@ std::optional<std::set<std::string>> ColumnNamesRead(const PlanNode& root) {
       default:
         break;
     }
-    for (const auto* list : {&n->exprs, &n->group_keys, &n->aggregates, &n->scan.args}) {
+    const bool passes_through = n->kind == NodeKind::kProject && whole.count(n) == 0;
+    for (const auto& e : n->exprs) {
+      if (passes_through && e.kind == ExprKind::kStar) {
+        // Its columns reach only references by name. EXCLUDE's columns must
+        // still be there (DuckDB checks them); a REPLACE expression reads
+        // columns the plan does not see (it keeps no expression).
+        for (const auto& x : e.star_exclude) names.insert(internal::Lower(x));
+        if (!e.star_replace.empty()) unbounded = true;
+        continue;
+      }
+      expr(e);
+    }
+    for (const auto* list : {&n->group_keys, &n->aggregates, &n->scan.args}) {
       for (const auto& e : *list) expr(e);
     }
     if (n->predicate) expr(*n->predicate);

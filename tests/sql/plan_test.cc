@@ -432,6 +432,20 @@ TEST(PlanColumnsTest, AQueryOverOnlyTheColumnsItReadsGivesTheSameRows) {
            "SELECT count(*) AS n FROM t",
            "SELECT concat_ws('-', k, CAST(id AS VARCHAR)) AS label FROM t ORDER BY label",
            "SELECT id, lag(v) OVER (PARTITION BY k ORDER BY ts) AS prev FROM t",
+           // Stars whose columns only named references read further up.
+           "SELECT k, v1 FROM (SELECT *, v + 1 AS v1 FROM t) WHERE id > 3",
+           "SELECT k, count(*) AS n FROM (SELECT * EXCLUDE (ts) FROM t) GROUP BY k",
+           "SELECT x.k, u.name FROM (SELECT t.* FROM t) x JOIN u ON x.id = u.id",
+           "SELECT bidder, count(*) AS n, session_window.start AS s FROM bids "
+           "GROUP BY bidder, session_window(date_time, '10 seconds')",
+           "SELECT a.auction, a.n FROM (SELECT * FROM (SELECT auction, count(*) AS n FROM bids "
+           "GROUP BY auction)) a ORDER BY a.n DESC LIMIT 3",
+           // ... and stars whose every column counts: DISTINCT and set
+           // operations compare whole rows.
+           "SELECT k FROM (SELECT DISTINCT * FROM t)",
+           "SELECT count(*) AS n FROM (SELECT * FROM t UNION SELECT * FROM t)",
+           "SELECT k FROM (SELECT * FROM t EXCEPT SELECT * FROM t WHERE v > 5)",
+           "SELECT k FROM (SELECT * REPLACE (v + id AS v) FROM t) WHERE v > 4",
        }) {
     queries.push_back(q);
   }
@@ -501,6 +515,9 @@ TEST(PlanColumnsTest, QueriesThatReadColumnsTheyDoNotNameHaveNoBound) {
            "SELECT id FROM t NATURAL JOIN u",
            "SELECT list_transform([1, 2], x -> x + v) AS l FROM t",
            "SELECT * FROM t PIVOT (sum(v) FOR k IN ('a', 'b'))",
+           "SELECT k FROM (SELECT DISTINCT * FROM t)",
+           "SELECT k FROM (SELECT * FROM t UNION SELECT * FROM u)",
+           "SELECT v FROM (SELECT * REPLACE (v + id AS v) FROM t)",
        }) {
     SCOPED_TRACE(q);
     auto plan = sql::PlanQuery(q);
