@@ -17,6 +17,8 @@
 #include "batch_fixture.h"
 #include "event_rows.h"
 #include "engine/duckdb/sql_quote.h"
+#include "engine/stream/incremental_plan.h"
+#include "sql/sql_analysis.h"
 #include "thund/sql_pipeline.h"
 
 namespace thund::native::testing {
@@ -71,6 +73,17 @@ SELECT bidder, session_window.start AS ss, count(*) AS n, median(price) AS med
 FROM STREAM(bids) WATERMARK date_time DELAY OF INTERVAL 2 SECONDS
 GROUP BY session_window(date_time, '1 second'), bidder;
 
+CREATE STREAMING TABLE session_sums WITH (mode = '{mode}') AS
+SELECT bidder, session_window.start AS ss, session_window.end AS se, count(*) AS n,
+       sum(price) AS total, min(auction) AS lo, max(date_time) AS last
+FROM STREAM(bids) WATERMARK date_time DELAY OF INTERVAL 2 SECONDS
+GROUP BY session_window(date_time, '1 second'), bidder;
+
+CREATE STREAMING TABLE session_where WITH (mode = '{mode}') AS
+SELECT bidder, session_window.end AS se, count(*) AS n, max(price) AS hi
+FROM STREAM(bids) WATERMARK date_time DELAY OF INTERVAL 2 SECONDS
+WHERE price > 300 GROUP BY session_window(date_time, '2 seconds'), bidder;
+
 CREATE STREAMING TABLE totals WITH (mode = '{mode}', output_mode = 'update') AS
 SELECT channel, count(*) AS n, min(price) AS lo, count(DISTINCT auction) AS auctions
 FROM STREAM(bids) GROUP BY channel;
@@ -81,8 +94,9 @@ FROM TUMBLE(TABLE bids, DESCRIPTOR(date_time), INTERVAL '5' SECONDS)
 WATERMARK date_time DELAY OF INTERVAL 2 SECONDS GROUP BY channel, window_start;
 )sql";
 
-const std::vector<std::string> kFlows = {"cheap",    "per_window", "hopping", "no_window_column",
-                                         "sessions", "totals",     "whole"};
+const std::vector<std::string> kFlows = {
+    "cheap",        "per_window",    "hopping", "no_window_column", "sessions",
+    "session_sums", "session_where", "totals",  "whole"};
 
 class StreamIncrementalTest : public BatchFixture {
  protected:
@@ -151,6 +165,30 @@ TEST_F(StreamIncrementalTest, AggregateFastPathsEqualTheirPlainTwinsAtEveryTrigg
     RunSummary b = RunAt("incremental", plain, triggers, true, /*fast_aggregate=*/false);
     ASSERT_EQ(b.status, RunPhase::kCompleted) << b.ToString();
     ExpectSameRows(plain, fast, /*check_types=*/false, /*may_be_empty=*/true);
+  }
+}
+
+// The C++ partials are taken only when nothing but what the dialect adds lies
+// between the window and the stream (the session expansion): a WHERE
+// (per_window's; session_where's, folded into the expansion) keeps the
+// partial query. The test above holds both to their
+// twins, the one below to Recompute and the batch query.
+TEST_F(StreamIncrementalTest, SessionPartialsInCppOnlyWithoutAFilterInTheExpansion) {
+  const Pipeline p = Generated("incremental");
+  for (const auto& [flow, direct] : std::vector<std::pair<std::string, bool>>{
+           {"session_sums", true}, {"session_where", false}, {"sessions", false},
+           {"hopping", true}, {"per_window", false}}) {
+    SCOPED_TRACE(flow);
+    const Flow* f = p.FindFlow(flow);
+    ASSERT_NE(f, nullptr);
+    auto root = sql::PlanQuery(f->sql);
+    ASSERT_TRUE(root.ok()) << root.status().ToString();
+    auto planned = engine::stream::PlanFlowIncremental(p, *f, **root, "__s");
+    ASSERT_TRUE(planned.ok()) << planned.status().ToString();
+    ASSERT_TRUE(planned->plan.runnable) << planned->plan.fallback;
+    EXPECT_EQ(planned->agg.direct.usable, direct);
+    const std::string text = engine::stream::DescribeIncremental(planned->plan);
+    EXPECT_EQ(text.find("in C++ (no query)") != std::string::npos, direct) << text;
   }
 }
 

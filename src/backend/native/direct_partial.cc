@@ -1,6 +1,10 @@
 #include "backend/native/direct_partial.h"
 
+#include <algorithm>
+
 #include <arrow/compute/api.h>
+#include <arrow/compute/exec.h>
+#include <arrow/compute/row/grouper.h>
 
 #include "engine/batch/compute_init.h"
 #include "ir/validate_internal.h"
@@ -42,6 +46,47 @@ arrow::Result<std::shared_ptr<arrow::Array>> Timestamps(
   return b.Finish();
 }
 
+// Each row's session window among the rows of its key (`key_ids`: one group
+// id per row, or empty for a single key). Sorted by time, a row more than
+// `gap` after the one before it starts a new session (the dialect's rule: a
+// row at the end of a session still joins it); a session spans [its first
+// time, its last time + gap). Rows with `valid` 0 have no time and no session.
+// NotImplemented when an end leaves the int64 range (the query then fails
+// as SQL does).
+arrow::Status SessionSpans(const arrow::TimestampArray& t, const std::vector<uint8_t>& valid,
+                           const std::vector<uint32_t>& key_ids, int64_t gap,
+                           std::vector<int64_t>* start, std::vector<int64_t>* end) {
+  std::vector<int64_t> order;
+  order.reserve(t.length());
+  for (int64_t i = 0; i < t.length(); ++i) {
+    if (valid[i]) order.push_back(i);
+  }
+  auto key = [&](int64_t i) { return key_ids.empty() ? 0u : key_ids[i]; };
+  std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+    return key(a) != key(b) ? key(a) < key(b) : t.Value(a) < t.Value(b);
+  });
+  // Whether sorted row k starts a session after row k - 1 (of one key).
+  auto apart = [&](size_t k) {
+    int64_t d = 0;
+    return __builtin_sub_overflow(t.Value(order[k]), t.Value(order[k - 1]), &d) || d > gap;
+  };
+  size_t first = 0;  // the first row (in `order`) of the current session
+  for (size_t k = 1; k <= order.size(); ++k) {
+    if (k < order.size() && key(order[k]) == key(order[k - 1]) && !apart(k)) continue;
+    const int64_t s = t.Value(order[first]);
+    int64_t e = 0;
+    if (__builtin_add_overflow(t.Value(order[k - 1]), gap, &e)) {
+      return arrow::Status::NotImplemented("a session end beyond the timestamp range");
+    }
+    for (size_t j = first; j < k; ++j) {
+      (*start)[order[j]] = s;
+      (*end)[order[j]] = e;
+    }
+    first = k;
+  }
+  return arrow::Status::OK();
+}
+
 }  // namespace
 
 arrow::Result<std::shared_ptr<arrow::Table>> DirectPartial(
@@ -65,9 +110,6 @@ arrow::Result<std::shared_ptr<arrow::Table>> DirectPartial(
       static_cast<const arrow::TimestampType&>(*ts->type()).unit() != arrow::TimeUnit::MICRO) {
     return arrow::Status::NotImplemented("an event time of type ", ts->type()->ToString());
   }
-  const int64_t slide = window.shape == plan::WindowShape::kTumbling ? window.size_us
-                                                                       : window.slide_us;
-  if (slide <= 0) return arrow::Status::NotImplemented("a window without a size");
   const auto& t = static_cast<const arrow::TimestampArray&>(*ts);
   std::vector<int64_t> start(n), end(n);
   std::vector<uint8_t> valid(n);
@@ -75,18 +117,52 @@ arrow::Result<std::shared_ptr<arrow::Table>> DirectPartial(
   for (int64_t i = 0; i < n; ++i) {
     valid[i] = t.IsValid(i);
     dropped += !valid[i];
-    if (!valid[i]) continue;
-    const int64_t v = t.Value(i);
-    start[i] = v - ((((v - window.offset_us) % slide) + slide) % slide);
-    end[i] = start[i] + window.size_us;
+  }
+  // The grouping keys that are input columns, in the partial's types.
+  std::vector<std::shared_ptr<arrow::Array>> key_cols(agg.num_groups);
+  for (int k = 0; k < agg.num_groups; ++k) {
+    if (d.keys[k].empty()) continue;
+    ARROW_ASSIGN_OR_RAISE(auto in, Column(*rows, d.keys[k]));
+    ARROW_ASSIGN_OR_RAISE(key_cols[k], As(in, partial_schema->field(k)->type()));
+  }
+  if (window.shape == plan::WindowShape::kSession) {
+    // Sessions form per key (the planner allows only sessions partitioned by
+    // exactly the other grouping keys). The keys group as the merge groups
+    // them: bytewise, which the merger checked their types allow.
+    std::vector<uint32_t> key_ids;
+    std::vector<arrow::Datum> datums;
+    std::vector<arrow::TypeHolder> types;
+    for (const auto& c : key_cols) {
+      if (!c) continue;
+      datums.emplace_back(c);
+      types.push_back(c->type());
+    }
+    if (!datums.empty()) {
+      ARROW_ASSIGN_OR_RAISE(auto grouper, arrow::compute::Grouper::Make(types));
+      arrow::compute::ExecBatch exec(std::move(datums), n);
+      ARROW_ASSIGN_OR_RAISE(arrow::Datum ids, grouper->Consume(arrow::compute::ExecSpan(exec)));
+      const uint32_t* id = ids.array()->GetValues<uint32_t>(1);
+      key_ids.assign(id, id + n);
+    }
+    if (window.gap_us <= 0) return arrow::Status::NotImplemented("a session without a gap");
+    ARROW_RETURN_NOT_OK(SessionSpans(t, valid, key_ids, window.gap_us, &start, &end));
+  } else {
+    const int64_t slide = window.shape == plan::WindowShape::kTumbling ? window.size_us
+                                                                         : window.slide_us;
+    if (slide <= 0) return arrow::Status::NotImplemented("a window without a size");
+    for (int64_t i = 0; i < n; ++i) {
+      if (!valid[i]) continue;
+      const int64_t v = t.Value(i);
+      start[i] = v - ((((v - window.offset_us) % slide) + slide) % slide);
+      end[i] = start[i] + window.size_us;
+    }
   }
   std::vector<std::shared_ptr<arrow::Array>> cols;
   for (int k = 0; k < agg.num_groups; ++k) {
     const auto& type = partial_schema->field(k)->type();
     std::shared_ptr<arrow::Array> col;
     if (!d.keys[k].empty()) {
-      ARROW_ASSIGN_OR_RAISE(auto in, Column(*rows, d.keys[k]));
-      ARROW_ASSIGN_OR_RAISE(col, As(in, type));
+      col = key_cols[k];
     } else if (k == agg.window_struct_key) {
       if (type->id() != arrow::Type::STRUCT || type->num_fields() != 2) {
         return arrow::Status::NotImplemented("a window of type ", type->ToString());

@@ -473,6 +473,50 @@ IncrementalPlan PlanIncremental(const PlanNode& root,
   return basic;
 }
 
+namespace {
+
+// The input of `n` when it is the filter `<the window's time column> IS NOT
+// NULL` (which the session expansion adds; the C++ partials leave out rows
+// without a time anyway); else null.
+const PlanNode* UnderTimeNotNull(const PlanNode* n, const PlanNode& window) {
+  if (!n || n->kind != NodeKind::kFilter || !n->predicate || n->inputs.size() != 1) return nullptr;
+  const Expr& p = *n->predicate;
+  if (p.kind != ExprKind::kOperator || p.name != "is not null" || p.args.size() != 1 ||
+      p.args[0].kind != ExprKind::kColumn) {
+    return nullptr;
+  }
+  std::string time;
+  for (char c : window.window.time_column) {
+    if (c != '"') time += c;
+  }
+  const size_t dot = time.rfind('.');
+  const std::string time_name = dot == std::string::npos ? time : time.substr(dot + 1);
+  if (internal::Lower(p.args[0].name) != internal::Lower(time_name)) return nullptr;
+  return n->input();
+}
+
+// The scan a window reads its rows from when only what the dialect adds lies
+// between them: nothing (tumbling, hopping), or the session expansion of a
+// stream (sql::SessionRelation) with no WHERE of the user's folded into it:
+// three SELECT lists that keep every column (a star, no REPLACE) and add the
+// session columns, over the time filter. Else null. (window() adds the time
+// filter as a WHERE, which the decomposition already refuses.)
+const PlanNode* ScanUnderWindow(const PlanNode& window) {
+  const PlanNode* n = window.inputs.size() == 1 ? window.input() : nullptr;
+  if (window.window.shape != plan::WindowShape::kSession) return n;
+  for (int i = 0; i < 3; ++i) {
+    if (!n || n->kind != NodeKind::kProject || n->exprs.empty() ||
+        n->exprs[0].kind != ExprKind::kStar || !n->exprs[0].star_replace.empty() ||
+        n->inputs.size() != 1) {
+      return nullptr;
+    }
+    n = n->input();
+  }
+  return UnderTimeNotNull(n, window);
+}
+
+}  // namespace
+
 arrow::Result<FlowIncremental> PlanFlowIncremental(const Pipeline& p, const Flow& flow,
                                                    const plan::PlanNode& root,
                                                    const std::string& state_name,
@@ -535,24 +579,29 @@ arrow::Result<FlowIncremental> PlanFlowIncremental(const Pipeline& p, const Flow
   if (flow.cdc) PlanCdcOperator(*flow.cdc, &out.plan);
   if (!out.plan.runnable) return out;
   // The partial aggregation in C++ needs the window right on the stream's
-  // scan: the input rows are then exactly what the window assigns.
+  // scan, with only what the dialect adds between them (ScanUnderWindow): the
+  // input rows are then exactly what the window assigns.
   if (out.agg.direct.usable) {
     const PlanNode* agg = out.plan.aggregate;
     const PlanNode* w = agg && agg->inputs.size() == 1 ? agg->input() : nullptr;
-    const PlanNode* scan = w && w->inputs.size() == 1 ? w->input() : nullptr;
+    const bool session = w && w->window.shape == plan::WindowShape::kSession;
+    const PlanNode* scan = w ? ScanUnderWindow(*w) : nullptr;
     const bool fits =
         w && w == out.plan.window && scan && scan->kind == NodeKind::kScan &&
         scan->scan.kind == plan::ScanKind::kDataset && out.plan.stream_inputs.size() == 1 &&
         internal::Lower(scan->scan.Joined()) == internal::Lower(out.plan.stream_inputs[0]) &&
-        (w->window.shape == plan::WindowShape::kTumbling ||
+        (w->window.shape == plan::WindowShape::kTumbling || session ||
          (w->window.shape == plan::WindowShape::kHopping && out.agg.pane_windows > 0));
     if (!fits) out.agg.direct = {};
   }
   if (out.agg.direct.usable) {
     for (auto& n : out.plan.nodes) {
       if (n.node != out.plan.aggregate) continue;
-      n.op = "partial aggregate: each trigger's new rows fold into partials in C++ (no query), "
-             "which merge into the state";
+      n.op = out.plan.window && out.plan.window->window.shape == plan::WindowShape::kSession
+                 ? "partial aggregate: each trigger's new rows fold into sessions and partials "
+                   "in C++ (no query), which merge with the open sessions of their key"
+                 : "partial aggregate: each trigger's new rows fold into partials in C++ (no "
+                   "query), which merge into the state";
     }
   }
   if (out.agg.pane_windows > 0) {
