@@ -122,18 +122,19 @@ def summary(med, status):
                 ratios = [f"{rate[t] / rate[e]:.1f}x" if t in rate and e in rate else "—"
                           for t in ("thund", "thund-view") for e in ("flink", "spark")]
                 lines.append(f"| {q} | " + " | ".join(cells + ratios) + " |")
-    lines += marginal(med)
+    lines += marginal(med, "noop")
+    lines += marginal(med, "parquet")
     return "\n".join(lines) + "\n"
 
 
-def marginal(med):
+def marginal(med, sink):
     """Per further event, without start-up: the events between the two
-    largest noop runs over the CPU time between them."""
-    counts = sorted({k[0] for k in med if k[1] == "noop"})
+    largest runs of the sink over the CPU time between them."""
+    counts = sorted({k[0] for k in med if k[1] == sink})
     if len(counts) < 2:
         return []
     lo, hi = counts[-2], counts[-1]
-    out = [f"\n**Per event after start-up** (noop sink): events per CPU-second between the "
+    out = [f"\n**Per event after start-up** ({sink} sink): events per CPU-second between the "
            f"{lo:,} and {hi:,} event runs, (events {hi} - {lo}) / (CPU-s {hi} - {lo}), and "
            "thund's ratio\n",
            "| query | thund | thund, stream view | Flink | Spark | view / Flink | view / Spark |",
@@ -141,7 +142,7 @@ def marginal(med):
     for q in QUERY_ORDER:
         rate = {}
         for e in ENGINES:
-            a, b = med.get((lo, "noop", q, e)), med.get((hi, "noop", q, e))
+            a, b = med.get((lo, sink, q, e)), med.get((hi, sink, q, e))
             if a and b and b["cpu_s"] > a["cpu_s"]:
                 rate[e] = (hi - lo) / (b["cpu_s"] - a["cpu_s"])
         if not rate:

@@ -242,6 +242,29 @@ std::vector<std::string> Expr::Columns() const {
 
 std::string ScanInfo::Joined() const { return Join(name, "."); }
 
+namespace {
+
+// Calls `f` with the root of each subquery in the expressions of `n` (not in
+// its inputs, and not nested deeper than those roots).
+void ForEachSubquery(const PlanNode& n, const std::function<void(const PlanNode&)>& f) {
+  std::function<void(const Expr&)> expr = [&](const Expr& e) {
+    if (e.subquery) f(*e.subquery);
+    for (const auto& a : e.args) expr(a);
+    if (e.filter) expr(*e.filter);
+  };
+  for (const auto* list : {&n.exprs, &n.group_keys, &n.aggregates, &n.scan.args}) {
+    for (const auto& e : *list) expr(e);
+  }
+  if (n.predicate) expr(*n.predicate);
+  if (n.join.residual) expr(*n.join.residual);
+  for (const auto& k : n.order) expr(k.expr);
+  for (const auto& row : n.rows) {
+    for (const auto& e : row) expr(e);
+  }
+}
+
+}  // namespace
+
 std::vector<const PlanNode*> Nodes(const PlanNode& root) {
   std::vector<const PlanNode*> out;
   std::set<const PlanNode*> seen;
@@ -249,20 +272,7 @@ std::vector<const PlanNode*> Nodes(const PlanNode& root) {
     if (!seen.insert(&n).second) return;
     out.push_back(&n);
     for (const auto& in : n.inputs) visit(*in);
-    std::function<void(const Expr&)> expr = [&](const Expr& e) {
-      if (e.subquery) visit(*e.subquery);
-      for (const auto& a : e.args) expr(a);
-      if (e.filter) expr(*e.filter);
-    };
-    for (const auto* list : {&n.exprs, &n.group_keys, &n.aggregates, &n.scan.args}) {
-      for (const auto& e : *list) expr(e);
-    }
-    if (n.predicate) expr(*n.predicate);
-    if (n.join.residual) expr(*n.join.residual);
-    for (const auto& k : n.order) expr(k.expr);
-    for (const auto& row : n.rows) {
-      for (const auto& e : row) expr(e);
-    }
+    ForEachSubquery(n, visit);
   };
   visit(root);
   return out;
@@ -295,17 +305,7 @@ std::set<const PlanNode*> WholeRowNodes(const PlanNode& root) {
       default: break;
     }
     for (const auto& in : n.inputs) need(*in, pass);
-    std::function<void(const Expr&)> expr = [&](const Expr& e) {
-      if (e.subquery) need(*e.subquery, true);
-      for (const auto& a : e.args) expr(a);
-      if (e.filter) expr(*e.filter);
-    };
-    for (const auto* list : {&n.exprs, &n.group_keys, &n.aggregates, &n.scan.args}) {
-      for (const auto& e : *list) expr(e);
-    }
-    if (n.predicate) expr(*n.predicate);
-    if (n.join.residual) expr(*n.join.residual);
-    for (const auto& k : n.order) expr(k.expr);
+    ForEachSubquery(n, [&](const PlanNode& sub) { need(sub, true); });
   };
   need(root, true);
   return whole;

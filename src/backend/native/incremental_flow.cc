@@ -118,6 +118,28 @@ class InputBinding {
   std::vector<std::string> bound_;
 };
 
+// The rows of `t` whose value in `col` (a column of `t`, chunks of ArrayT)
+// `keep(chunk, index)` accepts; `t` itself when it accepts them all.
+template <typename ArrayT, typename Keep>
+arrow::Result<std::shared_ptr<arrow::Table>> RowsWhere(const std::shared_ptr<arrow::Table>& t,
+                                                       const arrow::ChunkedArray& col, Keep keep) {
+  arrow::BooleanBuilder mask;
+  ARROW_RETURN_NOT_OK(mask.Reserve(t->num_rows()));
+  int64_t kept = 0;
+  for (const auto& chunk : col.chunks()) {
+    const auto& a = static_cast<const ArrayT&>(*chunk);
+    for (int64_t k = 0; k < a.length(); ++k) {
+      const bool in = keep(a, k);
+      mask.UnsafeAppend(in);
+      kept += in;
+    }
+  }
+  if (kept == t->num_rows()) return t;
+  ARROW_ASSIGN_OR_RAISE(auto bits, mask.Finish());
+  ARROW_ASSIGN_OR_RAISE(auto filtered, arrow::compute::Filter(t, bits));
+  return filtered.table();
+}
+
 // The smallest and largest event time of `column` in microseconds, read
 // straight from a timestamp column (no query). nullopt for other types, whose
 // range the caller asks DuckDB for.
@@ -295,10 +317,9 @@ arrow::Status Stepper::TakeInputs() {
       // No row below W: nothing is late (the usual case needs no query).
       const bool maybe_late =
           !range || (range->min && w_prev_ != kNoWatermark && *range->min < w_prev_);
-      if (!range || (stateful && w_prev_ != kNoWatermark && maybe_late)) {
-        ARROW_RETURN_NOT_OK(r.Set(rows));
-      }
-      if (stateful && w_prev_ != kNoWatermark && maybe_late) {
+      const bool split_late = stateful && w_prev_ != kNoWatermark && maybe_late;
+      if (!range || split_late) ARROW_RETURN_NOT_OK(r.Set(rows));
+      if (split_late) {
         const std::string w = std::to_string(w_prev_);
         ARROW_ASSIGN_OR_RAISE(
             auto late, Q("SELECT *, " + engine::QuoteString(flow_.name) + " AS __flow, " +
@@ -734,27 +755,12 @@ arrow::Result<std::shared_ptr<arrow::Table>> Stepper::Reaching(size_t i,
                                 "' is not a timestamp column of its rows"));
   }
   const auto unit = std::static_pointer_cast<arrow::TimestampType>(col->type())->unit();
-  arrow::BooleanBuilder keep;
-  ARROW_RETURN_NOT_OK(keep.Reserve(t->num_rows()));
-  int64_t kept = 0;
-  for (const auto& chunk : col->chunks()) {
-    auto arr = std::static_pointer_cast<arrow::TimestampArray>(chunk);
-    for (int64_t k = 0; k < arr->length(); ++k) {
-      bool in = arr->IsValid(k);
-      if (in) {
-        const int64_t v = FloorMicros(arr->Value(k), unit);
-        // Overflow-free forms of lo < v + to and v + from <= hi.
-        if (lo) in = v > *lo - r.to_us;
-        if (in && hi) in = v <= *hi - r.from_us;
-      }
-      keep.UnsafeAppend(in);
-      kept += in;
-    }
-  }
-  if (kept == t->num_rows()) return t;
-  ARROW_ASSIGN_OR_RAISE(auto mask, keep.Finish());
-  ARROW_ASSIGN_OR_RAISE(auto filtered, arrow::compute::Filter(t, mask));
-  return filtered.table();
+  return RowsWhere<arrow::TimestampArray>(t, *col, [&](const arrow::TimestampArray& a, int64_t k) {
+    if (!a.IsValid(k)) return false;
+    const int64_t v = FloorMicros(a.Value(k), unit);
+    // Overflow-free forms of lo < v + to and v + from <= hi.
+    return (!lo || v > *lo - r.to_us) && (!hi || v <= *hi - r.from_us);
+  });
 }
 
 arrow::Result<bool> Stepper::PaneTimeZone(size_t i) const {
@@ -806,21 +812,9 @@ arrow::Result<std::shared_ptr<arrow::Table>> PanesStillOpen(
   // Overflow-free form of pane + size > hi.
   int64_t bound = 0;
   const bool low = __builtin_sub_overflow(hi, size_us, &bound);
-  arrow::BooleanBuilder keep;
-  ARROW_RETURN_NOT_OK(keep.Reserve(panes->num_rows()));
-  int64_t kept = 0;
-  for (const auto& chunk : col->chunks()) {
-    const auto& arr = static_cast<const arrow::Int64Array&>(*chunk);
-    for (int64_t k = 0; k < arr.length(); ++k) {
-      const bool in = arr.IsValid(k) && (low || arr.Value(k) > bound);
-      keep.UnsafeAppend(in);
-      kept += in;
-    }
-  }
-  if (kept == panes->num_rows()) return panes;
-  ARROW_ASSIGN_OR_RAISE(auto mask, keep.Finish());
-  ARROW_ASSIGN_OR_RAISE(auto filtered, arrow::compute::Filter(panes, mask));
-  return filtered.table();
+  return RowsWhere<arrow::Int64Array>(panes, *col, [&](const arrow::Int64Array& a, int64_t k) {
+    return a.IsValid(k) && (low || a.Value(k) > bound);
+  });
 }
 
 arrow::Status Stepper::WindowPanes() {
