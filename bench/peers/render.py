@@ -27,13 +27,18 @@ QUERY_ORDER = ["q0", "q1", "q2", "q3", "q4", "q5", "q7", "q8", "q11"]
 SINK_KIND = {"noop": "noop", "blackhole": "noop", "parquet": "parquet", "collect": "parquet"}
 
 
-def load(since):
+def read_rows(since):
     with open(CSV, newline="") as f:
-        rows = [r for r in csv.DictReader(f) if r["time_utc"] >= since]
+        return [r for r in csv.DictReader(f) if r["time_utc"] >= since]
+
+
+def load(since):
+    """The Nexmark rows' medians per (events, sink kind, query, engine), and
+    the status of keys with no ok run."""
     groups = collections.defaultdict(list)
     status = {}
-    for r in rows:
-        if r["sink"].startswith("check-"):
+    for r in read_rows(since):
+        if r["sink"].startswith("check-") or r["query"] not in QUERY_ORDER:
             continue
         key = (int(r["events"]), SINK_KIND.get(r["sink"], r["sink"]), r["query"], r["engine"])
         if r["status"] == "ok":
@@ -93,7 +98,7 @@ def bars(med, status, events, sink, metric, ylabel, title, path, log=True):
     return True
 
 
-def summary(med, status):
+def summary(med, status, since):
     lines = []
     for events in sorted({k[0] for k in list(med) + list(status)}):
         for sink in ("noop", "parquet"):
@@ -124,7 +129,39 @@ def summary(med, status):
                 lines.append(f"| {q} | " + " | ".join(cells + ratios) + " |")
     lines += marginal(med, "noop")
     lines += marginal(med, "parquet")
+    lines += others(since)
     return "\n".join(lines) + "\n"
+
+
+def others(since):
+    """The batch (thund against DuckDB) and keyed-write (thund, DuckDB's
+    anti-join, Daft) rows the same command records: the newest per workload
+    and engine."""
+    newest = {}
+    for r in read_rows(since):
+        if r["query"].startswith(("batch:", "keyed:")) and r["status"] == "ok":
+            newest[(r["query"], r["engine"])] = r
+    if not newest:
+        return []
+    out = ["\n**Batch queries and keyed writes** (newest run of each; `--with-batch`, "
+           "`--with-keyed`): seconds (rows/s; peak RSS), and thund's time over the others'\n",
+           "| workload | rows | thund | DuckDB | Daft | thund / DuckDB | thund / Daft |",
+           "|---|---|---|---|---|---|---|"]
+    for q in sorted({k[0] for k in newest}):
+        cells, secs = [], {}
+        for e in ("thund", "duckdb", "daft"):
+            r = newest.get((q, e))
+            if r:
+                secs[e] = float(r["seconds"])
+                cells.append(f"{secs[e]:.3g} s ({float(r['events_per_s']):,.0f}; "
+                             f"{float(r['peak_rss_mb']):,.0f} MB)")
+            else:
+                cells.append("—")
+        ratio = [f"{secs['thund'] / secs[e]:.3g}x" if "thund" in secs and e in secs else "—"
+                 for e in ("duckdb", "daft")]
+        rows = next(r for (qq, _), r in newest.items() if qq == q)["events"]
+        out.append(f"| {q} | {int(rows):,} | " + " | ".join(cells + ratio) + " |")
+    return out
 
 
 def marginal(med, sink):
@@ -175,7 +212,7 @@ def main():
         bars(med, status, events, "noop", "cpu_s", "CPU seconds (log)",
              f"Nexmark, {label} events, noop sink: CPU time of the process tree",
              os.path.join(RESULTS, f"cpu_{label}.png"))
-    text = summary(med, status)
+    text = summary(med, status, args.since)
     with open(os.path.join(RESULTS, "summary.md"), "w") as f:
         f.write(text)
     print(text)
