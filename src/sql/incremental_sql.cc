@@ -351,9 +351,21 @@ arrow::Result<AggregateDecomposition> Decomposer::Run(const std::string& state_n
   return out_;
 }
 
+// Whether `j` is `<one column> IS NOT NULL`.
+bool IsNotNullOfColumn(const Json& j) {
+  if (Str(j, "class") != "OPERATOR" || Str(j, "type") != "OPERATOR_IS_NOT_NULL") return false;
+  const Json* args = Field(j, "children");
+  return args && args->is_array() && args->size() == 1 &&
+         Str((*args)[0], "class") == "COLUMN_REF";
+}
+
 void Decomposer::FillDirect() {
   AggregateDecomposition::Direct& d = out_.direct;
-  d.usable = !node_.contains("where_clause") || node_["where_clause"].is_null();
+  // No WHERE, or only `<column> IS NOT NULL`, which window() adds over its
+  // time column (the planner checks it is that column: the C++ partials leave
+  // out rows without a time anyway).
+  const bool no_where = !node_.contains("where_clause") || node_["where_clause"].is_null();
+  d.usable = no_where || IsNotNullOfColumn(node_["where_clause"]);
   for (size_t i = 0; i < keys_.size() && d.usable; ++i) {
     const int k = static_cast<int>(i);
     if (k == out_.window_struct_key || k == out_.window_start_key || k == out_.window_end_key) {

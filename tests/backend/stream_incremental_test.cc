@@ -73,6 +73,11 @@ SELECT bidder, session_window.start AS ss, count(*) AS n, median(price) AS med
 FROM STREAM(bids) WATERMARK date_time DELAY OF INTERVAL 2 SECONDS
 GROUP BY session_window(date_time, '1 second'), bidder;
 
+CREATE STREAMING TABLE window_where WITH (mode = '{mode}') AS
+SELECT auction, window.end AS we, count(*) AS n, max(price) AS hi
+FROM STREAM(bids) WATERMARK date_time DELAY OF INTERVAL 2 SECONDS
+WHERE price > 300 GROUP BY auction, window(date_time, '2 seconds');
+
 CREATE STREAMING TABLE session_sums WITH (mode = '{mode}') AS
 SELECT bidder, session_window.start AS ss, session_window.end AS se, count(*) AS n,
        sum(price) AS total, min(auction) AS lo, max(date_time) AS last
@@ -95,8 +100,8 @@ WATERMARK date_time DELAY OF INTERVAL 2 SECONDS GROUP BY channel, window_start;
 )sql";
 
 const std::vector<std::string> kFlows = {
-    "cheap",        "per_window",    "hopping", "no_window_column", "sessions",
-    "session_sums", "session_where", "totals",  "whole"};
+    "cheap",    "per_window",   "hopping",       "no_window_column", "window_where",
+    "sessions", "session_sums", "session_where", "totals",           "whole"};
 
 class StreamIncrementalTest : public BatchFixture {
  protected:
@@ -169,15 +174,16 @@ TEST_F(StreamIncrementalTest, AggregateFastPathsEqualTheirPlainTwinsAtEveryTrigg
 }
 
 // The C++ partials are taken only when nothing but what the dialect adds lies
-// between the window and the stream (the session expansion): a WHERE
-// (per_window's; session_where's, folded into the expansion) keeps the
-// partial query. The test above holds both to their
+// between the window and the stream (window()'s time filter, the session
+// expansion): a WHERE (window_where's; session_where's, folded into the
+// expansion) keeps the partial query. The test above holds both to their
 // twins, the one below to Recompute and the batch query.
 TEST_F(StreamIncrementalTest, SessionPartialsInCppOnlyWithoutAFilterInTheExpansion) {
   const Pipeline p = Generated("incremental");
   for (const auto& [flow, direct] : std::vector<std::pair<std::string, bool>>{
            {"session_sums", true}, {"session_where", false}, {"sessions", false},
-           {"hopping", true}, {"per_window", false}}) {
+           {"hopping", true}, {"no_window_column", true}, {"per_window", true},
+           {"window_where", false}}) {
     SCOPED_TRACE(flow);
     const Flow* f = p.FindFlow(flow);
     ASSERT_NE(f, nullptr);

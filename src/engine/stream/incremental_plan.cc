@@ -476,8 +476,8 @@ IncrementalPlan PlanIncremental(const PlanNode& root,
 namespace {
 
 // The input of `n` when it is the filter `<the window's time column> IS NOT
-// NULL` (which the session expansion adds; the C++ partials leave out rows
-// without a time anyway); else null.
+// NULL` (which window() and the session expansion add; the C++ partials leave
+// out rows without a time anyway); else null.
 const PlanNode* UnderTimeNotNull(const PlanNode* n, const PlanNode& window) {
   if (!n || n->kind != NodeKind::kFilter || !n->predicate || n->inputs.size() != 1) return nullptr;
   const Expr& p = *n->predicate;
@@ -496,14 +496,15 @@ const PlanNode* UnderTimeNotNull(const PlanNode* n, const PlanNode& window) {
 }
 
 // The scan a window reads its rows from when only what the dialect adds lies
-// between them: nothing (tumbling, hopping), or the session expansion of a
-// stream (sql::SessionRelation) with no WHERE of the user's folded into it:
-// three SELECT lists that keep every column (a star, no REPLACE) and add the
-// session columns, over the time filter. Else null. (window() adds the time
-// filter as a WHERE, which the decomposition already refuses.)
+// between them: nothing (TUMBLE, HOP) or window()'s time filter, or the
+// session expansion of a stream (sql::SessionRelation) with no WHERE of the
+// user's folded into it: three SELECT lists that keep every column (a star,
+// no REPLACE) and add the session columns, over the time filter. Else null.
 const PlanNode* ScanUnderWindow(const PlanNode& window) {
   const PlanNode* n = window.inputs.size() == 1 ? window.input() : nullptr;
-  if (window.window.shape != plan::WindowShape::kSession) return n;
+  if (window.window.shape != plan::WindowShape::kSession) {
+    return n && n->kind == NodeKind::kFilter ? UnderTimeNotNull(n, window) : n;
+  }
   for (int i = 0; i < 3; ++i) {
     if (!n || n->kind != NodeKind::kProject || n->exprs.empty() ||
         n->exprs[0].kind != ExprKind::kStar || !n->exprs[0].star_replace.empty() ||
