@@ -139,6 +139,10 @@ struct WindowInfo {
   std::vector<std::string> output_columns;
   bool from_table_function = false;
   TextPos pos;  // where the window() call or the table function is written
+
+  // The time column as the window's input rows name it: the last part of
+  // time_column, unquoted (a qualifier belongs to the query's FROM).
+  std::string TimeColumnName() const;
 };
 
 enum class JoinKind { kInner, kLeft, kRight, kFull, kSemi, kAnti, kCross, kAsOf, kPositional };

@@ -242,6 +242,15 @@ std::vector<std::string> Expr::Columns() const {
 
 std::string ScanInfo::Joined() const { return Join(name, "."); }
 
+std::string WindowInfo::TimeColumnName() const {
+  std::string unquoted;
+  for (char c : time_column) {
+    if (c != '"') unquoted += c;
+  }
+  const size_t dot = unquoted.rfind('.');
+  return dot == std::string::npos ? unquoted : unquoted.substr(dot + 1);
+}
+
 namespace {
 
 // Calls `f` with the root of each subquery in the expressions of `n` (not in

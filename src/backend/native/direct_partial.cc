@@ -102,10 +102,7 @@ arrow::Result<std::shared_ptr<arrow::Table>> DirectPartial(
   }
   const int64_t n = rows->num_rows();
   // Each row's window start (the newest window that holds it).
-  const size_t dot = window.time_column.rfind('.');
-  const std::string ts_name =
-      dot == std::string::npos ? window.time_column : window.time_column.substr(dot + 1);
-  ARROW_ASSIGN_OR_RAISE(auto ts, Column(*rows, ts_name));
+  ARROW_ASSIGN_OR_RAISE(auto ts, Column(*rows, window.TimeColumnName()));
   if (ts->type_id() != arrow::Type::TIMESTAMP ||
       static_cast<const arrow::TimestampType&>(*ts->type()).unit() != arrow::TimeUnit::MICRO) {
     return arrow::Status::NotImplemented("an event time of type ", ts->type()->ToString());

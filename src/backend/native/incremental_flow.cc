@@ -245,6 +245,14 @@ class Stepper {
   // Whether block i's time column is TIMESTAMPTZ, from its stream's schema
   // (an error when it is not a timestamp column).
   arrow::Result<bool> PaneTimeZone(size_t i) const;
+  // The name an input's new rows are registered under: one per stream input
+  // (Slot), whichever step registers them.
+  std::string InputName(const std::string& input) const {
+    const auto& ins = inc_.plan.stream_inputs;
+    size_t i = 0;
+    while (i < ins.size() && !SameName(ins[i], input)) ++i;
+    return Slot(kIn, i);
+  }
   arrow::Status StreamJoin();
   arrow::Status Dedup();
   arrow::Status FirstRow();
@@ -297,8 +305,7 @@ class Stepper {
 
 arrow::Status Stepper::TakeInputs() {
   const bool stateful = inc_.plan.op != IncrementalOperator::kStateless;
-  for (size_t i = 0; i < inc_.plan.stream_inputs.size(); ++i) {
-    const std::string& in = inc_.plan.stream_inputs[i];
+  for (const auto& in : inc_.plan.stream_inputs) {
     if (fresh_.count(in)) continue;
     const DatasetStream* ds = FindStream(streams_, in);
     if (!ds) return arrow::Status::Invalid("input '", in, "' is not a stream of this run");
@@ -309,8 +316,8 @@ arrow::Status Stepper::TakeInputs() {
     if (!clock.column.empty() && rows->schema()->GetFieldIndex(clock.column) >= 0 &&
         rows->num_rows() > 0) {
       // Registered only when a query needs the rows (a timestamp column's
-      // range is read in C++). A name per input keeps each its own view.
-      const std::string in_name = Slot(kIn, i);
+      // range is read in C++).
+      const std::string in_name = InputName(in);
       Registered r(ctx_, in_name);
       const std::string col = QuoteIdentifier(clock.column);
       const std::optional<TimeRange> range = TimestampRange(*rows, clock.column);
@@ -725,11 +732,8 @@ arrow::Status Stepper::RowsAggregate() {
     keep = "SELECT * EXCLUDE (" + cols + ") FROM (" + inc_.plan.window->sql +
            ") AS __s WHERE " + Micros(session_end) + " >= " + std::to_string(w_now_);
   } else {
-    // The time column as the kept rows name it (a qualifier belongs to the
-    // query's FROM, not to the rows).
-    const size_t dot = w.time_column.rfind('.');
-    const std::string t =
-        Micros(dot == std::string::npos ? w.time_column : w.time_column.substr(dot + 1));
+    // The time column as the kept rows name it.
+    const std::string t = Micros(QuoteIdentifier(w.TimeColumnName()));
     const int64_t slide = w.slide_us > 0 ? w.slide_us : w.size_us;
     const std::string s = std::to_string(slide), off = std::to_string(w.offset_us);
     keep = "SELECT * FROM " + QuoteIdentifier(input) + " WHERE " + t + " - (((" + t + " - " + off +
@@ -789,7 +793,7 @@ arrow::Result<std::string> Stepper::MergedPanesSql(
   if (!inc_.panes[i]) {
     // No partials yet: the block's (empty) rows still need their columns.
     ARROW_ASSIGN_OR_RAISE(auto empty, arrow::Table::MakeEmpty(ds->schema));
-    const std::string in_name = Slot(kIn, i);
+    const std::string in_name = InputName(b.input);
     Registered none(ctx_, in_name);
     ARROW_RETURN_NOT_OK(none.Set(empty));
     ARROW_ASSIGN_OR_RAISE(inc_.panes[i], Q(engine::stream::PanePartialSql(b, in_name)));
@@ -826,7 +830,7 @@ arrow::Status Stepper::WindowPanes() {
       if (SameName(in, blocks[i].input)) rows = t;
     }
     if (rows && rows->num_rows() > 0) {
-      const std::string in_name = Slot(kIn, i);
+      const std::string in_name = InputName(blocks[i].input);
       Registered r(ctx_, in_name);
       ARROW_RETURN_NOT_OK(r.Set(rows));
       ARROW_ASSIGN_OR_RAISE(auto partial, Q(engine::stream::PanePartialSql(blocks[i], in_name)));

@@ -95,12 +95,11 @@ arrow::Result<std::shared_ptr<arrow::Schema>> UnchangedByDuckDb(
                           Query(ctx, flow, "SELECT * FROM " + probe_name + " LIMIT 0"));
     it = ctx.duckdb_schemas.emplace(key, probe->schema()).first;
   }
-  const arrow::Schema& schema_in = *schema;
   const arrow::Schema& back = *it->second;
-  if (back.num_fields() != schema_in.num_fields()) return nullptr;
-  for (int i = 0; i < schema_in.num_fields(); ++i) {
-    if (back.field(i)->name() != schema_in.field(i)->name() ||
-        !back.field(i)->type()->Equals(*schema_in.field(i)->type())) {
+  if (back.num_fields() != schema->num_fields()) return nullptr;
+  for (int i = 0; i < schema->num_fields(); ++i) {
+    if (back.field(i)->name() != schema->field(i)->name() ||
+        !back.field(i)->type()->Equals(*schema->field(i)->type())) {
       return nullptr;
     }
   }

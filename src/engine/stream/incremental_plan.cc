@@ -485,13 +485,9 @@ const PlanNode* UnderTimeNotNull(const PlanNode* n, const PlanNode& window) {
       p.args[0].kind != ExprKind::kColumn) {
     return nullptr;
   }
-  std::string time;
-  for (char c : window.window.time_column) {
-    if (c != '"') time += c;
+  if (internal::Lower(p.args[0].name) != internal::Lower(window.window.TimeColumnName())) {
+    return nullptr;
   }
-  const size_t dot = time.rfind('.');
-  const std::string time_name = dot == std::string::npos ? time : time.substr(dot + 1);
-  if (internal::Lower(p.args[0].name) != internal::Lower(time_name)) return nullptr;
   return n->input();
 }
 

@@ -257,9 +257,7 @@ class WindowLocal {
       }
     }
     if (inputs.empty()) return fail("a window over a static relation in a streaming query");
-    const size_t dot = w.time_column.rfind('.');
-    const std::string col =
-        dot == std::string::npos ? w.time_column : w.time_column.substr(dot + 1);
+    const std::string col = w.TimeColumnName();
     Info o = *in;
     o.windowed = true;
     o.window = &w;
