@@ -120,7 +120,8 @@ struct NativeRunOptions {
   bool hash_merge = true;
   bool hop_panes = true;
   // The partials of a window right on a stream's scan are computed in C++
-  // from the new rows (false: by the partial query in DuckDB, its plain twin).
+  // from the new rows (false: by the partial query in DuckDB, its plain twin);
+  // so are window panes' partials, and tumbling panes' closing windows.
   bool direct_partial = true;
   // Streaming: rows of a dataset without expectations go from the flow that
   // made them to the dataset as Arrow when DuckDB would hand them back in the
@@ -135,6 +136,12 @@ struct NativeRunOptions {
   // of the raw rows (engine/stream/window_panes.h; false: the raw rows, and
   // the whole query over each closing window's rows, the plain twin).
   bool window_panes = true;
+  // Streaming: a join of two streams without a time bound, on an equi-key of
+  // their own columns, keeps each side's rows hashed by that key, and a
+  // trigger binds to the join only the kept rows whose key the other side's
+  // new rows hold (false: every kept row, the plain twin; the join's
+  // condition decides the result either way).
+  bool join_index = true;
 };
 
 // ---------------------------------------------------------------------------

@@ -40,6 +40,7 @@ struct RunCliOptions {
   bool no_direct_check = false;
   bool no_prune_columns = false;
   bool no_window_panes = false;
+  bool no_join_index = false;
   std::string backend = "native";  // native | spark
   SparkCliOptions spark;
   bool quiet = false;         // no progress line, no human event lines
@@ -147,6 +148,7 @@ int RunRun(const RunCliOptions& o) {
   options.native.direct_check = !o.no_direct_check;
   options.native.prune_columns = !o.no_prune_columns;
   options.native.window_panes = !o.no_window_panes;
+  options.native.join_index = !o.no_join_index;
   options.max_triggers = o.max_triggers;
   if (!o.streaming_mode.empty()) options.streaming_mode = ParseStreamingMode(o.streaming_mode);
   options.stop = &g_stop;
@@ -211,7 +213,8 @@ void RegisterRun(CLI::App& app, int* exit_code) {
               "instead of once per pane (the plain twin of the fast path)");
   c->add_flag("--no-direct-partial", o->no_direct_partial,
               "incremental: compute the new rows' partial aggregates with a DuckDB query, not "
-              "in C++ (the plain twin of the fast path)");
+              "in C++, and window panes' partials and closing windows with queries too (the "
+              "plain twin of the fast path)");
   c->add_flag("--no-direct-check", o->no_direct_check,
               "streaming: pass rows of datasets without expectations through a DuckDB query, "
               "not as Arrow (the plain twin of the fast path)");
@@ -221,6 +224,9 @@ void RegisterRun(CLI::App& app, int* exit_code) {
   c->add_flag("--no-window-panes", o->no_window_panes,
               "incremental: a window-local query keeps the raw rows of open windows, not "
               "per-pane partials of its windowed aggregations (the plain twin of the fast path)");
+  c->add_flag("--no-join-index", o->no_join_index,
+              "incremental: a join of two streams binds every kept row to each trigger's join, "
+              "not only the rows of the new rows' keys (the plain twin of the fast path)");
   c->add_option("--max-triggers", o->max_triggers,
                 "streaming: stop after this many triggers (0 = no cap)")
       ->check(CLI::NonNegativeNumber);

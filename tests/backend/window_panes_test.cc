@@ -71,6 +71,17 @@ JOIN (SELECT window_end AS we, max(price) AS top
       GROUP BY window_start, window_end) AS y
 ON x.we = y.we;
 
+CREATE STREAMING TABLE pairs WITH (mode = '{mode}', watermark = 'date_time',
+  allowed_lateness = '2 seconds') AS
+SELECT P.bidder, P.ws
+FROM (SELECT bidder, window_start AS ws, window_end AS we
+      FROM TUMBLE(TABLE bids, DESCRIPTOR(date_time), INTERVAL '5' SECONDS)
+      GROUP BY bidder, window_start, window_end) P
+JOIN (SELECT auction, window_start AS ws, window_end AS we
+      FROM TUMBLE(TABLE bids, DESCRIPTOR(date_time), INTERVAL '5' SECONDS)
+      GROUP BY auction, window_start, window_end) A
+ON P.bidder % 50 = A.auction % 50 AND P.ws = A.ws AND P.we = A.we;
+
 CREATE STREAMING TABLE with_avg WITH (mode = '{mode}', watermark = 'date_time',
   allowed_lateness = '2 seconds') AS
 SELECT x.auction, x.ws, x.mean, y.n
@@ -83,7 +94,7 @@ JOIN (SELECT window_start AS ws, count(DISTINCT bidder) AS n
 ON x.ws = y.ws;
 )sql";
 
-const std::vector<std::string> kFlows = {"hot", "per_channel", "odd_hop", "with_avg"};
+const std::vector<std::string> kFlows = {"hot", "per_channel", "odd_hop", "pairs", "with_avg"};
 // avg and count(DISTINCT) are outside the panes: that flow keeps raw rows.
 bool Paned(const std::string& flow) { return flow != "with_avg"; }
 
@@ -94,12 +105,15 @@ class WindowPanesTest : public BatchFixture {
     for (size_t at; (at = sql.find("{mode}")) != std::string::npos;) sql.replace(at, 6, mode);
     return ParsePipeline(sql);
   }
+  // `direct`: the panes' partials folded (and tumbling windows closed) in
+  // C++ (pane_partial.h), or by the queries, their plain twin.
   RunSummary RunAt(const std::string& mode, const std::string& storage, bool panes,
-                   int64_t max_triggers = 0) {
+                   int64_t max_triggers = 0, bool direct = true) {
     RunOptions o;
     o.storage_root = storage;
     o.max_triggers = max_triggers;
     o.native.window_panes = panes;
+    o.native.direct_partial = direct;
     return Run(Generated(mode), o);
   }
   std::shared_ptr<arrow::Table> Read(const std::string& storage, const std::string& dataset) {
@@ -118,9 +132,14 @@ class WindowPanesTest : public BatchFixture {
 };
 
 TEST_F(WindowPanesTest, PanesGiveTheRowsOfRawRowsAndOfRecompute) {
-  const std::string panes = Path("panes"), raw = Path("raw"), recompute = Path("recompute");
+  const std::string panes = Path("panes"), raw = Path("raw"), recompute = Path("recompute"),
+                    queried = Path("queried");
   RunSummary p = RunAt("incremental", panes, true);
   ASSERT_EQ(p.status, RunPhase::kCompleted) << p.ToString();
+  for (const auto& flow : kFlows) EXPECT_EQ(RanWithPanes(flow), Paned(flow)) << flow;
+  events_.clear();
+  RunSummary q = RunAt("incremental", queried, true, 0, /*direct=*/false);
+  ASSERT_EQ(q.status, RunPhase::kCompleted) << q.ToString();
   for (const auto& flow : kFlows) EXPECT_EQ(RanWithPanes(flow), Paned(flow)) << flow;
   events_.clear();
   RunSummary r = RunAt("incremental", raw, false);
@@ -130,10 +149,12 @@ TEST_F(WindowPanesTest, PanesGiveTheRowsOfRawRowsAndOfRecompute) {
   ASSERT_EQ(c.status, RunPhase::kCompleted) << c.ToString();
   for (const auto& flow : kFlows) {
     SCOPED_TRACE(flow);
-    auto a = Read(panes, flow), b = Read(raw, flow), o = Read(recompute, flow);
-    ASSERT_TRUE(a && b && o);
+    auto a = Read(panes, flow), b = Read(raw, flow), o = Read(recompute, flow),
+         d = Read(queried, flow);
+    ASSERT_TRUE(a && b && o && d);
     EXPECT_GT(a->num_rows(), 0);
     EXPECT_TRUE(TablesEqualUnordered(*b, *a, /*check_types=*/true));
+    EXPECT_TRUE(TablesEqualUnordered(*d, *a, /*check_types=*/true));
     EXPECT_TRUE(TablesEqualUnordered(*o, *a, /*check_types=*/false));
   }
 }
@@ -146,9 +167,18 @@ TEST_F(WindowPanesTest, AResumedRunKeepsItsPanesAndASwitchedRunIsRefused) {
     RunSummary r = RunAt("incremental", pieces, true, cap);
     ASSERT_EQ(r.status, RunPhase::kCompleted) << r.ToString();
   }
+  // Resumed runs that switch between the C++ fold and the queries: state the
+  // queries appended (several rows per pane) is folded by the next C++ step.
+  const std::string mixed = Path("mixed");
+  for (const auto& [cap, direct] : std::vector<std::pair<int64_t, bool>>{
+           {2, false}, {2, true}, {3, false}, {0, true}}) {
+    RunSummary r = RunAt("incremental", mixed, true, cap, direct);
+    ASSERT_EQ(r.status, RunPhase::kCompleted) << r.ToString();
+  }
   for (const auto& flow : kFlows) {
     SCOPED_TRACE(flow);
     EXPECT_TRUE(TablesEqualUnordered(*Read(whole, flow), *Read(pieces, flow), true));
+    EXPECT_TRUE(TablesEqualUnordered(*Read(whole, flow), *Read(mixed, flow), true));
   }
   // State committed with panes does not fit the raw rows: refused, saying why.
   const std::string switched = Path("switched");
@@ -174,6 +204,17 @@ LEFT JOIN (SELECT window_start, max(v) AS top
       FROM HOP(TABLE ev, DESCRIPTOR(ts), INTERVAL '2' SECONDS, INTERVAL '6' SECONDS)
       GROUP BY window_start) AS b
 ON a.window_start = b.window_start;
+CREATE STREAMING TABLE tumbled WITH (mode = 'incremental', watermark = 'ts',
+  allowed_lateness = '2 seconds') AS
+SELECT a.k, a.window_start, a.window_end, a.n, a.nv, a.s, a.lo, b.top
+FROM (SELECT k, window_start, window_end, count(*) AS n, count(v) AS nv, sum(v) AS s,
+             min(v) AS lo
+      FROM TUMBLE(TABLE ev, DESCRIPTOR(ts), INTERVAL '3' SECONDS)
+      GROUP BY k, window_start, window_end) AS a
+LEFT JOIN (SELECT window_end, max(v) AS top
+      FROM TUMBLE(TABLE ev, DESCRIPTOR(ts), INTERVAL '3' SECONDS)
+      GROUP BY window_start, window_end) AS b
+ON a.window_end = b.window_end;
 )sql";
   int with_rows = 0;
   for (uint32_t seed : {1u, 2u, 3u}) {
@@ -195,26 +236,37 @@ ON a.window_start = b.window_start;
       }
       feed.push_back(EventBatch(rows));
     }
-    std::map<bool, std::string> stores;
-    for (const bool panes : {true, false}) {
-      const std::string store = Path("mem" + std::to_string(seed) + (panes ? "p" : "r"));
+    // Three ways: raw rows, panes by the queries, panes folded in C++.
+    enum Way { kRaw, kQueried, kDirect };
+    std::map<Way, std::string> stores;
+    for (const Way way : {kRaw, kQueried, kDirect}) {
+      const std::string store = Path("mem" + std::to_string(seed) + "_" + std::to_string(way));
       RunOptions o;
       o.storage_root = store;
       o.memory_streams["ev"] = feed;
-      o.native.window_panes = panes;
+      o.native.window_panes = way != kRaw;
+      o.native.direct_partial = way == kDirect;
       events_.clear();
       RunSummary s = Run(ParsePipeline(kSql), o);
       ASSERT_EQ(s.status, RunPhase::kCompleted) << s.ToString();
-      EXPECT_EQ(RanWithPanes("joined"), panes);
-      stores[panes] = store;
+      EXPECT_EQ(RanWithPanes("joined"), way != kRaw);
+      EXPECT_EQ(RanWithPanes("tumbled"), way != kRaw);
+      stores[way] = store;
     }
-    const bool has_p = std::filesystem::exists(stores[true] + "/joined/current");
-    const bool has_r = std::filesystem::exists(stores[false] + "/joined/current");
-    ASSERT_EQ(has_p, has_r);
-    if (!has_p) continue;
-    ++with_rows;
-    EXPECT_TRUE(TablesEqualUnordered(*Read(stores[false], "joined"), *Read(stores[true], "joined"),
-                                     /*check_types=*/true));
+    for (const std::string flow : {"joined", "tumbled"}) {
+      SCOPED_TRACE(flow);
+      const bool has_raw = std::filesystem::exists(stores[kRaw] + "/" + flow + "/current");
+      for (const Way way : {kQueried, kDirect}) {
+        ASSERT_EQ(std::filesystem::exists(stores[way] + "/" + flow + "/current"), has_raw);
+      }
+      if (!has_raw) continue;
+      ++with_rows;
+      for (const Way way : {kQueried, kDirect}) {
+        EXPECT_TRUE(TablesEqualUnordered(*Read(stores[kRaw], flow), *Read(stores[way], flow),
+                                         /*check_types=*/true))
+            << "way " << way;
+      }
+    }
   }
   EXPECT_GT(with_rows, 0);
 }

@@ -12,27 +12,6 @@
 namespace thund::native {
 namespace {
 
-// The column of `rows` named `name` (case-insensitive, as SQL resolves it),
-// as one array.
-arrow::Result<std::shared_ptr<arrow::Array>> Column(const arrow::Table& rows,
-                                                    const std::string& name) {
-  const auto& fields = rows.schema()->fields();
-  for (size_t i = 0; i < fields.size(); ++i) {
-    if (internal::Lower(fields[i]->name()) != internal::Lower(name)) continue;
-    const auto& c = *rows.column(static_cast<int>(i));
-    if (c.num_chunks() == 1) return c.chunk(0);
-    return arrow::Concatenate(c.chunks());
-  }
-  return arrow::Status::NotImplemented("the input has no column ", name);
-}
-
-arrow::Result<std::shared_ptr<arrow::Array>> As(const std::shared_ptr<arrow::Array>& a,
-                                                const std::shared_ptr<arrow::DataType>& type) {
-  if (a->type()->Equals(*type)) return a;
-  ARROW_ASSIGN_OR_RAISE(auto d, arrow::compute::Cast(arrow::Datum(a), type));
-  return d.make_array();
-}
-
 // Timestamps of `type` (microseconds) from `us`, NULL where `valid` is 0.
 arrow::Result<std::shared_ptr<arrow::Array>> Timestamps(
     const std::vector<int64_t>& us, const std::vector<uint8_t>& valid,
@@ -89,6 +68,25 @@ arrow::Status SessionSpans(const arrow::TimestampArray& t, const std::vector<uin
 
 }  // namespace
 
+arrow::Result<std::shared_ptr<arrow::Array>> InputColumn(const arrow::Table& rows,
+                                                         const std::string& name) {
+  const auto& fields = rows.schema()->fields();
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (internal::Lower(fields[i]->name()) != internal::Lower(name)) continue;
+    const auto& c = *rows.column(static_cast<int>(i));
+    if (c.num_chunks() == 1) return c.chunk(0);
+    return arrow::Concatenate(c.chunks());
+  }
+  return arrow::Status::NotImplemented("the input has no column ", name);
+}
+
+arrow::Result<std::shared_ptr<arrow::Array>> CastArray(
+    const std::shared_ptr<arrow::Array>& a, const std::shared_ptr<arrow::DataType>& type) {
+  if (a->type()->Equals(*type)) return a;
+  ARROW_ASSIGN_OR_RAISE(auto d, arrow::compute::Cast(arrow::Datum(a), type));
+  return d.make_array();
+}
+
 arrow::Result<std::shared_ptr<arrow::Table>> DirectPartial(
     const std::shared_ptr<arrow::Table>& rows, const sql::AggregateDecomposition& agg,
     const plan::WindowInfo& window, const std::shared_ptr<arrow::Schema>& partial_schema,
@@ -102,7 +100,7 @@ arrow::Result<std::shared_ptr<arrow::Table>> DirectPartial(
   }
   const int64_t n = rows->num_rows();
   // Each row's window start (the newest window that holds it).
-  ARROW_ASSIGN_OR_RAISE(auto ts, Column(*rows, window.TimeColumnName()));
+  ARROW_ASSIGN_OR_RAISE(auto ts, InputColumn(*rows, window.TimeColumnName()));
   if (ts->type_id() != arrow::Type::TIMESTAMP ||
       static_cast<const arrow::TimestampType&>(*ts->type()).unit() != arrow::TimeUnit::MICRO) {
     return arrow::Status::NotImplemented("an event time of type ", ts->type()->ToString());
@@ -119,8 +117,8 @@ arrow::Result<std::shared_ptr<arrow::Table>> DirectPartial(
   std::vector<std::shared_ptr<arrow::Array>> key_cols(agg.num_groups);
   for (int k = 0; k < agg.num_groups; ++k) {
     if (d.keys[k].empty()) continue;
-    ARROW_ASSIGN_OR_RAISE(auto in, Column(*rows, d.keys[k]));
-    ARROW_ASSIGN_OR_RAISE(key_cols[k], As(in, partial_schema->field(k)->type()));
+    ARROW_ASSIGN_OR_RAISE(auto in, InputColumn(*rows, d.keys[k]));
+    ARROW_ASSIGN_OR_RAISE(key_cols[k], CastArray(in, partial_schema->field(k)->type()));
   }
   if (window.shape == plan::WindowShape::kSession) {
     // Sessions form per key (the planner allows only sessions partitioned by
@@ -184,17 +182,17 @@ arrow::Result<std::shared_ptr<arrow::Table>> DirectPartial(
       // Each row counts 1 (count(x): when x is not NULL); the merge sums.
       std::shared_ptr<arrow::Array> in;
       if (fn == "count") {
-        ARROW_ASSIGN_OR_RAISE(in, Column(*rows, column));
+        ARROW_ASSIGN_OR_RAISE(in, InputColumn(*rows, column));
       }
       arrow::Int64Builder b;
       ARROW_RETURN_NOT_OK(b.Reserve(n));
       for (int64_t i = 0; i < n; ++i) b.UnsafeAppend(!in || in->IsValid(i) ? 1 : 0);
       ARROW_ASSIGN_OR_RAISE(col, b.Finish());
-      ARROW_ASSIGN_OR_RAISE(col, As(col, type));
+      ARROW_ASSIGN_OR_RAISE(col, CastArray(col, type));
     } else {
       // sum / min / max of one row is its value, in the partial's type.
-      ARROW_ASSIGN_OR_RAISE(auto in, Column(*rows, column));
-      ARROW_ASSIGN_OR_RAISE(col, As(in, type));
+      ARROW_ASSIGN_OR_RAISE(auto in, InputColumn(*rows, column));
+      ARROW_ASSIGN_OR_RAISE(col, CastArray(in, type));
     }
     cols.push_back(col);
   }

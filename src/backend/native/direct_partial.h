@@ -33,6 +33,14 @@
 
 namespace thund::native {
 
+// The column of `rows` named `name` (case-insensitive, as SQL resolves it),
+// as one array; NotImplemented when there is none.
+arrow::Result<std::shared_ptr<arrow::Array>> InputColumn(const arrow::Table& rows,
+                                                         const std::string& name);
+// `a` in `type` (itself when it has it already).
+arrow::Result<std::shared_ptr<arrow::Array>> CastArray(
+    const std::shared_ptr<arrow::Array>& a, const std::shared_ptr<arrow::DataType>& type);
+
 // `merger` folds the rows' values per group; it must have been made for
 // `partial_schema` (the caller keeps it across triggers).
 arrow::Result<std::shared_ptr<arrow::Table>> DirectPartial(

@@ -12,6 +12,7 @@
 #include "backend/native/flow_runner.h"
 #include "backend/native/direct_partial.h"
 #include "backend/native/incremental_cdc.h"
+#include "backend/native/pane_partial.h"
 #include "backend/native/partial_merge.h"
 #include "engine/batch/compute_init.h"
 #include "engine/duckdb/sql_quote.h"
@@ -242,9 +243,16 @@ class Stepper {
   arrow::Result<std::string> MergedPanesSql(size_t i, std::optional<int64_t> lo,
                                             std::optional<int64_t> hi,
                                             std::vector<std::unique_ptr<Registered>>* held);
-  // Whether block i's time column is TIMESTAMPTZ, from its stream's schema
-  // (an error when it is not a timestamp column).
-  arrow::Result<bool> PaneTimeZone(size_t i) const;
+  // The time zone of block i's time column, from its stream's schema: set
+  // for a TIMESTAMPTZ column (an error when it is not a timestamp column).
+  arrow::Result<std::optional<std::string>> PaneTimeZone(size_t i) const;
+  // Block i's new rows folded into its partials in C++ (pane_partial.h);
+  // false when the block is outside that path (the query then runs).
+  arrow::Result<bool> FoldPanes(size_t i, const std::shared_ptr<arrow::Table>& rows);
+  // The windows ending in (lo, hi] emitted from partials folded in C++: each
+  // derived table's rows made in C++ and the query run over them; false when
+  // a block is outside that path (tumbling windows, folded partials).
+  arrow::Result<bool> ClosePanesDirect(std::optional<int64_t> lo, std::optional<int64_t> hi);
   // The name an input's new rows are registered under: one per stream input
   // (Slot), whichever step registers them.
   std::string InputName(const std::string& input) const {
@@ -254,6 +262,11 @@ class Stepper {
     return Slot(kIn, i);
   }
   arrow::Status StreamJoin();
+  // The kept rows of join side i that `other` (the other side's new rows) can
+  // meet: those of their keys (the join index), or all of them.
+  arrow::Result<std::shared_ptr<arrow::Table>> KeptMeeting(
+      size_t i, const std::shared_ptr<arrow::Table>& kept,
+      const std::shared_ptr<arrow::Table>& other);
   arrow::Status Dedup();
   arrow::Status FirstRow();
   // The rows of input `i` whose time column t has lo < t + to_us and
@@ -767,7 +780,7 @@ arrow::Result<std::shared_ptr<arrow::Table>> Stepper::Reaching(size_t i,
   });
 }
 
-arrow::Result<bool> Stepper::PaneTimeZone(size_t i) const {
+arrow::Result<std::optional<std::string>> Stepper::PaneTimeZone(size_t i) const {
   const engine::stream::PaneBlock& b = inc_.pane_blocks[i];
   const DatasetStream* ds = FindStream(streams_, b.input);
   int t = -1;
@@ -779,9 +792,92 @@ arrow::Result<bool> Stepper::PaneTimeZone(size_t i) const {
                                                    "' of '", b.input,
                                                    "' is not a timestamp column of its rows"));
   }
-  return !static_cast<const arrow::TimestampType&>(*ds->schema->field(t)->type())
-              .timezone()
-              .empty();
+  const std::string& zone =
+      static_cast<const arrow::TimestampType&>(*ds->schema->field(t)->type()).timezone();
+  if (zone.empty()) return std::nullopt;
+  return zone;
+}
+
+arrow::Result<bool> Stepper::FoldPanes(size_t i, const std::shared_ptr<arrow::Table>& rows) {
+  IncrementalFlow::PaneFold& fold = inc_.pane_folds[i];
+  if (!ctx_.options->native.direct_partial || fold.off) return false;
+  const engine::stream::PaneBlock& b = inc_.pane_blocks[i];
+  // A type outside the path turns it off for the block (not an error).
+  auto outside = [&](const arrow::Status& st) -> arrow::Result<bool> {
+    if (!st.IsNotImplemented()) return FlowError(flow_, st);
+    fold.off = true;
+    return false;
+  };
+  if (!fold.schema) {
+    if (!rows) return false;  // no rows yet to read the types with
+    // The partial query's columns and types, from DuckDB once.
+    ARROW_ASSIGN_OR_RAISE(auto empty, EmptyLike(rows));
+    const std::string in_name = InputName(b.input);
+    Registered none(ctx_, in_name);
+    ARROW_RETURN_NOT_OK(none.Set(empty));
+    ARROW_ASSIGN_OR_RAISE(
+        auto typed, Q("SELECT * FROM (" + engine::stream::PanePartialSql(b, in_name) + ") LIMIT 0"));
+    fold.schema = typed->schema();
+  }
+  if (!fold.merger) {
+    auto made = PartialMerger::Make(fold.schema, static_cast<int>(b.key_columns.size()) + 1,
+                                    PaneMergeFunctions(b));
+    if (!made.ok()) return outside(made.status());
+    fold.merger = std::move(*made);
+  }
+  // Partials of other types (committed by another build) stay with the query.
+  std::shared_ptr<arrow::Table>& state = inc_.panes[i];
+  if (state && !state->schema()->Equals(*fold.schema, /*check_metadata=*/false)) {
+    return outside(arrow::Status::NotImplemented("partials of other types"));
+  }
+  std::shared_ptr<arrow::Table> raw;
+  if (rows) {
+    auto made = PaneRows(rows, b, fold.schema);
+    if (!made.ok()) return outside(made.status());
+    raw = *made;
+  } else {
+    ARROW_ASSIGN_OR_RAISE(raw, arrow::Table::MakeEmpty(fold.schema));
+  }
+  auto merged = fold.merger->Merge(state, raw);
+  if (!merged.ok()) return outside(merged.status());
+  // The merged partials without the merger's __touched column (its last).
+  ARROW_ASSIGN_OR_RAISE(auto kept, (*merged)->RemoveColumn((*merged)->num_columns() - 1));
+  fold.merger->Keep(*merged, nullptr, kept);
+  state = kept;
+  fold.folded = true;
+  return true;
+}
+
+arrow::Result<bool> Stepper::ClosePanesDirect(std::optional<int64_t> lo,
+                                              std::optional<int64_t> hi) {
+  if (!ctx_.options->native.direct_partial) return false;
+  const auto& blocks = inc_.pane_blocks;
+  std::vector<std::shared_ptr<arrow::Table>> tables;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const size_t own = blocks[i].shares >= 0 ? static_cast<size_t>(blocks[i].shares) : i;
+    if (blocks[i].slide_us != blocks[i].size_us || !inc_.panes[own]) return false;
+    if (!inc_.pane_folds[own].folded) {
+      // Partials the query appended (a restored state): folded once here.
+      ARROW_ASSIGN_OR_RAISE(const bool folded, FoldPanes(own, nullptr));
+      if (!folded) return false;
+    }
+    ARROW_ASSIGN_OR_RAISE(const auto zone, PaneTimeZone(i));
+    auto rows = TumblingWindowRows(inc_.panes[own], blocks[i], lo, hi, zone);
+    if (!rows.ok()) {
+      if (rows.status().IsNotImplemented()) return false;
+      return FlowError(flow_, rows.status());
+    }
+    tables.push_back(*rows);
+  }
+  // Each derived table's rows under the name the rewritten query reads.
+  std::vector<std::unique_ptr<Registered>> held;
+  for (size_t i = 0; i < tables.size(); ++i) {
+    held.push_back(std::make_unique<Registered>(ctx_, "__thund_pane_" + std::to_string(i)));
+    ARROW_RETURN_NOT_OK(held.back()->Set(tables[i]));
+  }
+  ARROW_ASSIGN_OR_RAISE(auto out, Q(inc_.pane_query_sql));
+  ARROW_RETURN_NOT_OK(Emit(out));
+  return true;
 }
 
 arrow::Result<std::string> Stepper::MergedPanesSql(
@@ -804,23 +900,6 @@ arrow::Result<std::string> Stepper::MergedPanesSql(
   return engine::stream::PaneMergeSql(b, state_name, lo, hi);
 }
 
-// The partials of `panes` (column __pane, BIGINT microseconds) a window of
-// `size_us` ending after `hi` may still need: __pane + size > hi. Rows with
-// a NULL pane are in no window (the partial query leaves none).
-arrow::Result<std::shared_ptr<arrow::Table>> PanesStillOpen(
-    const std::shared_ptr<arrow::Table>& panes, int64_t size_us, int64_t hi) {
-  const auto col = panes->GetColumnByName("__pane");
-  if (!col || col->type()->id() != arrow::Type::INT64) {
-    return arrow::Status::Invalid("window-pane partials without a BIGINT __pane column");
-  }
-  // Overflow-free form of pane + size > hi.
-  int64_t bound = 0;
-  const bool low = __builtin_sub_overflow(hi, size_us, &bound);
-  return RowsWhere<arrow::Int64Array>(panes, *col, [&](const arrow::Int64Array& a, int64_t k) {
-    return a.IsValid(k) && (low || a.Value(k) > bound);
-  });
-}
-
 arrow::Status Stepper::WindowPanes() {
   const auto& blocks = inc_.pane_blocks;
   for (size_t i = 0; i < blocks.size(); ++i) {
@@ -830,16 +909,23 @@ arrow::Status Stepper::WindowPanes() {
       if (SameName(in, blocks[i].input)) rows = t;
     }
     if (rows && rows->num_rows() > 0) {
+      ARROW_ASSIGN_OR_RAISE(const bool folded, FoldPanes(i, rows));
+      if (folded) continue;
       const std::string in_name = InputName(blocks[i].input);
       Registered r(ctx_, in_name);
       ARROW_RETURN_NOT_OK(r.Set(rows));
       ARROW_ASSIGN_OR_RAISE(auto partial, Q(engine::stream::PanePartialSql(blocks[i], in_name)));
       ARROW_ASSIGN_OR_RAISE(inc_.panes[i], Append(inc_.panes[i], partial));
+      inc_.pane_folds[i].folded = false;
     }
   }
   if (w_now_ == kNoWatermark || w_now_ == w_prev_) return arrow::Status::OK();
   const auto [lo, hi] = ClosingEnds();
+  bool closed = false;
   if (!lo || !hi || *lo < *hi) {
+    ARROW_ASSIGN_OR_RAISE(closed, ClosePanesDirect(lo, hi));
+  }
+  if (!closed && (!lo || !hi || *lo < *hi)) {
     // One query for the closing windows: per block with partials of its own,
     // their merge (a CTE, materialized once when another block shares it:
     // q5's two counts); per block, its rows under the derived table's name
@@ -865,24 +951,36 @@ arrow::Status Stepper::WindowPanes() {
       }
       // The window bounds take the type the window assignment gives them:
       // TIMESTAMPTZ for a time column with a time zone, else TIMESTAMP.
-      ARROW_ASSIGN_OR_RAISE(const bool zone, PaneTimeZone(i));
+      ARROW_ASSIGN_OR_RAISE(const auto zone, PaneTimeZone(i));
       with += ", " + QuoteIdentifier("__thund_pane_" + std::to_string(i)) + " AS (" +
-              engine::stream::PaneBlockSql(blocks[i], merged, zone) + ")";
+              engine::stream::PaneBlockSql(blocks[i], merged, zone.has_value()) + ")";
     }
     if (known) {
       ARROW_ASSIGN_OR_RAISE(auto out, Q(with + " SELECT * FROM (" + inc_.pane_query_sql + ")"));
       ARROW_RETURN_NOT_OK(Emit(out));
     }
   }
-  // Partials no window still open needs leave.
+  // Partials no window still open needs leave; the C++ fold keeps the
+  // others hashed.
   for (size_t i = 0; i < blocks.size(); ++i) {
-    if (!inc_.panes[i] || blocks[i].shares >= 0) continue;
+    std::shared_ptr<arrow::Table>& panes = inc_.panes[i];
+    if (!panes || blocks[i].shares >= 0) continue;
+    IncrementalFlow::PaneFold& fold = inc_.pane_folds[i];
+    std::shared_ptr<arrow::Table> kept;
+    std::shared_ptr<arrow::ChunkedArray> left;
     if (!hi) {
-      ARROW_ASSIGN_OR_RAISE(inc_.panes[i], EmptyLike(inc_.panes[i]));
+      ARROW_ASSIGN_OR_RAISE(kept, EmptyLike(panes));
     } else {
-      ARROW_ASSIGN_OR_RAISE(inc_.panes[i],
-                            PanesStillOpen(inc_.panes[i], blocks[i].size_us, *hi));
+      ARROW_ASSIGN_OR_RAISE(left, PanesLeaving(panes, blocks[i].size_us, *hi));
+      ARROW_ASSIGN_OR_RAISE(auto stay, arrow::compute::Invert(left));
+      ARROW_ASSIGN_OR_RAISE(auto filtered, arrow::compute::Filter(panes, stay));
+      kept = filtered.table();
     }
+    if (fold.merger && fold.folded) {
+      // Without `left` (every row leaves) the merger starts afresh: no rows.
+      fold.merger->Keep(left ? panes : nullptr, left, kept);
+    }
+    panes = kept;
   }
   return arrow::Status::OK();
 }
@@ -938,22 +1036,34 @@ arrow::Status Stepper::StreamJoin() {
     }
   }
   std::shared_ptr<arrow::Table> out, all[2];
-  for (size_t i = 0; i < 2; ++i) {
-    ARROW_ASSIGN_OR_RAISE(all[i], Append(kept[i], fresh[i]));
-  }
-  // new(A) x (kept(B) + new(B)), then kept(A) x new(B).
+  // new(A) x (kept(B) + new(B)), then kept(A) x new(B); of the kept rows only
+  // those the new rows can meet.
   if (fresh[0]->num_rows() > 0) {
+    ARROW_ASSIGN_OR_RAISE(auto kept1, KeptMeeting(1, kept[1], fresh[0]));
+    ARROW_ASSIGN_OR_RAISE(auto side1, Append(kept1, fresh[1]));
     InputBinding binding(ctx_, streams_);
     ARROW_RETURN_NOT_OK(binding.Bind(inputs[0], fresh[0]));
-    ARROW_RETURN_NOT_OK(binding.Bind(inputs[1], all[1]));
+    ARROW_RETURN_NOT_OK(binding.Bind(inputs[1], side1));
     ARROW_ASSIGN_OR_RAISE(out, Q(inc_.query_sql));
   }
   if (fresh[1]->num_rows() > 0 && kept[0]->num_rows() > 0) {
-    InputBinding binding(ctx_, streams_);
-    ARROW_RETURN_NOT_OK(binding.Bind(inputs[0], kept[0]));
-    ARROW_RETURN_NOT_OK(binding.Bind(inputs[1], fresh[1]));
-    ARROW_ASSIGN_OR_RAISE(auto more, Q(inc_.query_sql));
-    ARROW_ASSIGN_OR_RAISE(out, Append(out, more));
+    ARROW_ASSIGN_OR_RAISE(auto kept0, KeptMeeting(0, kept[0], fresh[1]));
+    if (kept0->num_rows() > 0) {
+      InputBinding binding(ctx_, streams_);
+      ARROW_RETURN_NOT_OK(binding.Bind(inputs[0], kept0));
+      ARROW_RETURN_NOT_OK(binding.Bind(inputs[1], fresh[1]));
+      ARROW_ASSIGN_OR_RAISE(auto more, Q(inc_.query_sql));
+      ARROW_ASSIGN_OR_RAISE(out, Append(out, more));
+    }
+  }
+  for (size_t i = 0; i < 2; ++i) {
+    ARROW_ASSIGN_OR_RAISE(all[i], Append(kept[i], fresh[i]));
+    // The index takes the new rows (when it describes the kept ones).
+    JoinKeyIndex* index = i < inc_.join_index.size() ? inc_.join_index[i].get() : nullptr;
+    if (index && index->indexed() == kept[i] && fresh[i]->num_rows() > 0) {
+      const arrow::Status st = index->Extend(all[i], kept[i]->num_rows());
+      if (!st.ok() && !st.IsNotImplemented()) return FlowError(flow_, st);
+    }
   }
   for (size_t i = 0; i < 2; ++i) {
     inc_.sides[i] = all[i];
@@ -967,6 +1077,31 @@ arrow::Status Stepper::StreamJoin() {
   }
   if (!out) return arrow::Status::OK();
   return EmitGrowing(out);
+}
+
+arrow::Result<std::shared_ptr<arrow::Table>> Stepper::KeptMeeting(
+    size_t i, const std::shared_ptr<arrow::Table>& kept,
+    const std::shared_ptr<arrow::Table>& other) {
+  JoinKeyIndex* index = i < inc_.join_index.size() ? inc_.join_index[i].get() : nullptr;
+  if (!index || kept->num_rows() == 0) return kept;
+  // A type or size outside the index binds every kept row (the plain twin).
+  auto outside = [&](const arrow::Status& st) -> arrow::Result<std::shared_ptr<arrow::Table>> {
+    if (!st.IsNotImplemented()) return FlowError(flow_, st);
+    return kept;
+  };
+  if (index->indexed() != kept) {
+    const arrow::Status st = index->Rebuild(kept);
+    if (!st.ok()) return outside(st);
+  }
+  const std::string& other_key = inc_.plan.reach[1 - i].join_key;
+  std::shared_ptr<arrow::ChunkedArray> keys;
+  for (int c = 0; c < other->num_columns(); ++c) {
+    if (SameName(other->schema()->field(c)->name(), other_key)) keys = other->column(c);
+  }
+  if (!keys) return outside(arrow::Status::NotImplemented("no key column ", other_key));
+  auto rows = index->Matching(*keys);
+  if (!rows.ok()) return outside(rows.status());
+  return *rows;
 }
 
 arrow::Status Stepper::Dedup() {
@@ -1145,6 +1280,7 @@ void PrepareWindowPanes(const Flow& flow, IncrementalFlow* inc) {
   inc->pane_blocks = std::move(choice.blocks);
   inc->pane_query_sql = std::move(choice.query_sql);
   inc->panes.assign(inc->pane_blocks.size(), nullptr);
+  inc->pane_folds.resize(inc->pane_blocks.size());
 }
 
 }  // namespace
@@ -1331,6 +1467,16 @@ arrow::Result<std::shared_ptr<IncrementalFlow>> MakeIncrementalFlow(
         return nullptr;
       }
       r.time_column = field->name();
+    }
+  }
+  if (inc->plan.op == IncrementalOperator::kStreamJoin && ctx.options->native.join_index) {
+    // Sides kept forever, joined on a key of both: hashed by it.
+    inc->join_index.resize(inc->plan.reach.size());
+    const auto& reach = inc->plan.reach;
+    for (size_t i = 0; i < reach.size() && reach.size() == 2; ++i) {
+      if (reach[i].unbounded && !reach[i].join_key.empty() && !reach[1 - i].join_key.empty()) {
+        inc->join_index[i] = std::make_unique<JoinKeyIndex>(reach[i].join_key);
+      }
     }
   }
   if (inc->plan.op == IncrementalOperator::kWindowed && ctx.options->native.window_panes) {

@@ -43,6 +43,7 @@
 #include <optional>
 #include <string>
 
+#include "backend/native/join_index.h"
 #include "backend/native/partial_merge.h"
 #include "backend/native/stream_flow.h"
 #include "engine/stream/incremental_plan.h"
@@ -102,6 +103,22 @@ struct IncrementalFlow {
   // DirectPartial.
   std::shared_ptr<arrow::Schema> partial_schema;
   std::unique_ptr<PartialMerger> direct_merger;
+  // Not state: per pane block, the C++ fold of its partials (pane_partial.h):
+  // the partial query's columns and types (read from DuckDB once), the merger
+  // folding new rows into the partials, and whether `panes[i]` is the table
+  // that merger last kept, one row per (keys, pane).
+  struct PaneFold {
+    std::shared_ptr<arrow::Schema> schema;
+    std::unique_ptr<PartialMerger> merger;
+    bool off = false;     // a type outside the path: the queries run
+    bool folded = false;
+  };
+  std::vector<PaneFold> pane_folds;
+  // Not state: kStreamJoin, per stream input without a time bound and with a
+  // join key (RowReach::join_key), its kept rows hashed by that key
+  // (join_index.h; null: every kept row is bound). Rebuilt from `sides` when
+  // it describes another table (after a restore).
+  std::vector<std::unique_ptr<JoinKeyIndex>> join_index;
 
   // The state tables by name, for persisting.
   std::map<std::string, std::shared_ptr<arrow::Table>*> Tables() {

@@ -387,6 +387,9 @@ std::string ReachText(const std::vector<RowReach>& reach, bool windowed) {
     if (r.unbounded) {
       out += r.input + ": every row (no time bound: grows with the stream unless the flow sets "
              "state_ttl)";
+      if (!r.join_key.empty()) {
+        out += ", hashed by " + r.join_key + " so a trigger reads only the rows of its keys";
+      }
     } else if (windowed) {
       out += r.input + ": rows until W passes " + r.time_column + " + " +
              std::to_string(r.to_us / 1000) + " ms";

@@ -45,6 +45,10 @@ struct RowReach {
   int64_t from_us = 0;      // window-local: earliest window end a row reaches
   int64_t to_us = 0;        // the latest window end (or join partner time) it reaches
   bool unbounded = false;   // stream join without a time bound: kept forever
+  // Stream join whose sides are each a scan of its stream: this input's
+  // column of an equi-key with the other side ("" = none). A trigger then
+  // needs only the kept rows whose key the other side's new rows hold.
+  std::string join_key;
 };
 
 struct WindowLocalShape {

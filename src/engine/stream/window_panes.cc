@@ -113,6 +113,7 @@ WindowPanesShape AnalyzeWindowPanes(const plan::PlanNode& root,
         return fail(*agg, "a grouping key is not a plain column");
       }
       b.key_sql.push_back(k.sql);
+      b.key_columns.push_back(k.name);
     }
     if (!grouped_by_window) return fail(*agg, "the aggregation does not group by the window");
     for (const Expr& a : agg->aggregates) {
@@ -124,7 +125,8 @@ WindowPanesShape AnalyzeWindowPanes(const plan::PlanNode& root,
       if (a.kind != ExprKind::kAggregate || a.distinct || a.filter || (!star && !one_column)) {
         return fail(*agg, "aggregate " + a.sql + " is not count, sum, min or max of a column");
       }
-      b.aggregates.push_back({f, star ? std::string() : a.args[0].sql});
+      b.aggregates.push_back(
+          {f, star ? std::string() : a.args[0].sql, star ? std::string() : a.args[0].name});
     }
     for (const Expr& e : block->exprs) {
       PaneBlock::Column c;

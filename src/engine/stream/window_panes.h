@@ -41,6 +41,7 @@ namespace thund::engine::stream {
 struct PaneAggregate {
   std::string function;  // count_star | count | sum | min | max
   std::string arg_sql;   // its column (DuckDB SQL); "" for count_star
+  std::string column;    // that column's name, unquoted; "" for count_star
 };
 
 // One derived table computed from panes.
@@ -55,6 +56,7 @@ struct PaneBlock {
   // when it keeps its own.
   int shares = -1;
   std::vector<std::string> key_sql;       // grouping columns besides the window
+  std::vector<std::string> key_columns;   // their names, unquoted (as key_sql)
   std::vector<PaneAggregate> aggregates;
   // The derived table's columns, in order.
   struct Column {
