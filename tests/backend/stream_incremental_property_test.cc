@@ -451,8 +451,8 @@ class IncrementalPropertyTest : public BatchFixture {
   // `plain` turns off fast paths (the incremental aggregate's, bit 0: the C++
   // merge of partials, bit 1: hopping panes, bit 2: partials computed in C++
   // from the rows; bit 3: rows taken as Arrow, not through a DuckDB query,
-  // by datasets without expectations), so their plain twins meet the same
-  // oracle.
+  // by datasets without expectations; bit 4: the join index), so their plain
+  // twins meet the same oracle.
   RunSummary RunCase(const Case& c, const std::string& mode,
                      const std::vector<std::vector<std::vector<Row>>>& streams, int plain = 0) {
     std::filesystem::remove_all(root());
@@ -461,6 +461,7 @@ class IncrementalPropertyTest : public BatchFixture {
     o.native.hop_panes = (plain & 2) == 0;
     o.native.direct_partial = (plain & 4) == 0;
     o.native.direct_check = (plain & 8) == 0;
+    o.native.join_index = (plain & 16) == 0;
     const char* names[] = {"a", "b"};
     for (int i = 0; i < c.inputs; ++i) {
       for (const auto& t : streams[i]) {
@@ -531,10 +532,10 @@ void IncrementalPropertyTest::Check(bool stateful, uint32_t default_seed) {
     }
     Case c = stateful ? gen.MakeStateful() : gen.Make();
     SCOPED_TRACE("case " + std::to_string(i) + " (" + c.describe + ", plain " +
-                 std::to_string(i % 16) + "): " + c.query);
+                 std::to_string(i % 32) + "): " + c.query);
     Kept kept = NotLate(c);
-    // A sixteenth of the cases each: every combination of the fast paths.
-    RunSummary inc = RunCase(c, "incremental", c.streams, i % 16);
+    // A 32nd of the cases each: every combination of the fast paths.
+    RunSummary inc = RunCase(c, "incremental", c.streams, i % 32);
     ASSERT_EQ(inc.status, RunPhase::kCompleted) << inc.ToString();
     for (const auto& e : events_) {
       ASSERT_NE(e.kind, RunEvent::Kind::kFallback) << "fell back: " << e.message;
