@@ -74,26 +74,48 @@ arrow::Result<std::shared_ptr<arrow::Table>> JoinKeyIndex::Matching(
   if (!keys.type()->Equals(*key_type_)) {
     return arrow::Status::NotImplemented("join keys of two types");
   }
-  // Each key of the new rows once, then its chain of kept rows.
-  std::vector<uint8_t> seen(grouper_->num_groups(), 0);
-  std::vector<uint32_t> rows;
+  // The groups of the new rows' keys, each once (few: a trigger's keys).
+  std::vector<uint32_t> groups;
   for (const auto& chunk : keys.chunks()) {
     arrow::compute::ExecBatch batch({chunk}, chunk->length());
     ARROW_ASSIGN_OR_RAISE(auto ids, grouper_->Lookup(arrow::compute::ExecSpan(batch)));
     const arrow::ArrayData& a = *ids.array();
     const uint32_t* id = a.GetValues<uint32_t>(1);
     for (int64_t k = 0; k < a.length; ++k) {
-      if (!a.IsValid(k) || seen[id[k]]) continue;
-      seen[id[k]] = 1;
-      for (uint32_t r = last_[id[k]]; r != 0; r = prev_[r - 1]) rows.push_back(r - 1);
+      if (a.IsValid(k)) groups.push_back(id[k]);
     }
   }
+  std::sort(groups.begin(), groups.end());
+  groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
+  // Their chains of kept rows, in row order.
+  std::vector<uint32_t> rows;
+  for (const uint32_t g : groups) {
+    for (uint32_t r = last_[g]; r != 0; r = prev_[r - 1]) rows.push_back(r - 1);
+  }
   std::sort(rows.begin(), rows.end());
-  arrow::UInt32Builder take;
-  ARROW_RETURN_NOT_OK(take.AppendValues(rows));
-  ARROW_ASSIGN_OR_RAISE(auto indices, take.Finish());
-  ARROW_ASSIGN_OR_RAISE(auto picked, arrow::compute::Take(indexed_, indices));
-  return picked.table();
+  // Taken batch by batch: a Take over the whole chunked table would first
+  // concatenate every kept row (a copy of the state per trigger).
+  arrow::TableBatchReader reader(*indexed_);
+  std::vector<std::shared_ptr<arrow::RecordBatch>> picked;
+  size_t next = 0;
+  int64_t start = 0;  // the first row of the batch
+  std::shared_ptr<arrow::RecordBatch> batch;
+  while (next < rows.size()) {
+    ARROW_RETURN_NOT_OK(reader.ReadNext(&batch));
+    if (!batch) return arrow::Status::Invalid("the join index names rows past its table");
+    const int64_t end = start + batch->num_rows();
+    arrow::UInt32Builder take;
+    for (; next < rows.size() && rows[next] < end; ++next) {
+      ARROW_RETURN_NOT_OK(take.Append(static_cast<uint32_t>(rows[next] - start)));
+    }
+    if (take.length() > 0) {
+      ARROW_ASSIGN_OR_RAISE(auto indices, take.Finish());
+      ARROW_ASSIGN_OR_RAISE(auto taken, arrow::compute::Take(batch, indices));
+      picked.push_back(taken.record_batch());
+    }
+    start = end;
+  }
+  return arrow::Table::FromRecordBatches(indexed_->schema(), picked);
 }
 
 }  // namespace thund::native

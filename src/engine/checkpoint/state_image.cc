@@ -127,6 +127,7 @@ void TableImage::Reset() {
   last_chunks_.clear();
   last_rows_ = 0;
   sorted_.clear();
+  pending_.clear();
   hashed_ = false;
   schema_.reset();
   base_rows_ = delta_rows_ = 0;
@@ -162,13 +163,20 @@ void TableImage::Remember(const std::shared_ptr<arrow::Table>& table) {
 
 arrow::Status TableImage::MergeHashes(const arrow::Table& rows) {
   ARROW_ASSIGN_OR_RAISE(auto hashes, HashRows(rows));
-  std::sort(hashes.begin(), hashes.end());
+  pending_.insert(pending_.end(), hashes.begin(), hashes.end());
+  return arrow::Status::OK();
+}
+
+void TableImage::SortPending() {
+  if (pending_.empty()) return;
+  std::sort(pending_.begin(), pending_.end());
   std::vector<RowHash> merged;
-  merged.reserve(sorted_.size() + hashes.size());
-  std::merge(sorted_.begin(), sorted_.end(), hashes.begin(), hashes.end(),
+  merged.reserve(sorted_.size() + pending_.size());
+  std::merge(sorted_.begin(), sorted_.end(), pending_.begin(), pending_.end(),
              std::back_inserter(merged));
   sorted_ = std::move(merged);
-  return arrow::Status::OK();
+  pending_.clear();
+  pending_.shrink_to_fit();
 }
 
 arrow::Status TableImage::WriteAdded(EpochStore& store, int64_t epoch, const std::string& name,
@@ -276,6 +284,7 @@ arrow::Result<Json> TableImage::Checkpoint(EpochStore& store, int64_t epoch,
   std::vector<int64_t> added;
   std::vector<RowHash> removed;
   if (!base) {
+    SortPending();
     Match(hashes, order, sorted_, &added, &removed);
     const int64_t change = static_cast<int64_t>(added.size() + removed.size());
     base = static_cast<double>(delta_rows_ + change) >
@@ -321,6 +330,7 @@ arrow::Result<Json> TableImage::Checkpoint(EpochStore& store, int64_t epoch,
   ref_["rows"] = table->num_rows();
   hashed_ = hashable;
   sorted_ = hashable ? InOrder(hashes, order) : std::vector<RowHash>();
+  pending_.clear();
   Remember(table);
   files->insert(files->end(), files_.begin(), files_.end());
   return ref_;
@@ -399,6 +409,7 @@ arrow::Result<std::shared_ptr<arrow::Table>> TableImage::Restore(const EpochStor
     for (int64_t i : keep) kept_hashes.push_back(hashes[static_cast<size_t>(i)]);
     std::sort(kept_hashes.begin(), kept_hashes.end());
     sorted_ = std::move(kept_hashes);
+    pending_.clear();
   }
   if (out->num_rows() != want_rows) {
     return arrow::Status::IOError("state image has ", out->num_rows(), " rows, its manifest ",

@@ -74,7 +74,10 @@ class TableImage {
   // chunks, the same objects, first in every column), or -1.
   int64_t AppendedTo(const arrow::Table& table) const;
   void Remember(const std::shared_ptr<arrow::Table>& table);
-  // Adds the hashes of `rows` (new rows of the image) to `sorted_`.
+  // Adds the hashes of `rows` (new rows of the image) to `pending_`: an
+  // append costs its own rows, not the image's.
+  // `sorted_` with `pending_` merged in (before a checkpoint compares).
+  void SortPending();
   arrow::Status MergeHashes(const arrow::Table& rows);
   // Writes `rows` as the added rows of a new delta of epoch `epoch`.
   arrow::Status WriteAdded(EpochStore& store, int64_t epoch, const std::string& name,
@@ -92,7 +95,8 @@ class TableImage {
   // merges them with the new table's sorted hashes, which needs no hash
   // table and allocates two flat arrays.
   std::vector<RowHash> sorted_;
-  bool hashed_ = false;            // sorted_ describes the image
+  std::vector<RowHash> pending_;   // appended rows' hashes, not yet in sorted_
+  bool hashed_ = false;            // sorted_ + pending_ describe the image
   std::shared_ptr<arrow::Schema> schema_;
   int64_t base_rows_ = 0, delta_rows_ = 0;
   int deltas_ = 0;
