@@ -165,17 +165,22 @@ def others(since):
 
 
 def marginal(med, sink):
-    """Per further event, without start-up: the events between the two
-    largest runs of the sink over the CPU time between them."""
+    """Per further event, without start-up: for each two successive event
+    counts of the sink, the events between them over the CPU time between."""
     counts = sorted({k[0] for k in med if k[1] == sink})
-    if len(counts) < 2:
-        return []
-    lo, hi = counts[-2], counts[-1]
+    out = []
+    for lo, hi in zip(counts, counts[1:]):
+        out += marginal_table(med, sink, lo, hi)
+    return out
+
+
+def marginal_table(med, sink, lo, hi):
     out = [f"\n**Per event after start-up** ({sink} sink): events per CPU-second between the "
            f"{lo:,} and {hi:,} event runs, (events {hi} - {lo}) / (CPU-s {hi} - {lo}), and "
            "thund's ratio\n",
            "| query | thund | thund, stream view | Flink | Spark | view / Flink | view / Spark |",
            "|---|---|---|---|---|---|---|"]
+    rows = 0
     for q in QUERY_ORDER:
         rate = {}
         for e in ENGINES:
@@ -184,11 +189,12 @@ def marginal(med, sink):
                 rate[e] = (hi - lo) / (b["cpu_s"] - a["cpu_s"])
         if not rate:
             continue
+        rows += 1
         cells = [f"{rate[e] / 1e6:.2f}M" if e in rate else "—" for e in ENGINES]
         ratios = [f"{rate['thund-view'] / rate[e]:.1f}x" if "thund-view" in rate and e in rate
                   else "—" for e in ("flink", "spark")]
         out.append(f"| {q} | " + " | ".join(cells + ratios) + " |")
-    return out
+    return out if rows else []
 
 
 def main():
