@@ -142,6 +142,10 @@ struct NativeRunOptions {
   // new rows hold (false: every kept row, the plain twin; the join's
   // condition decides the result either way).
   bool join_index = true;
+  // Streaming: a join of two streams keeps of each side's new rows only those
+  // that pass the WHERE / ON conjuncts reading that side alone (false: every
+  // row, the plain twin; the query applies the conjuncts either way).
+  bool join_prefilter = true;
 };
 
 // ---------------------------------------------------------------------------

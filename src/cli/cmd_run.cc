@@ -41,6 +41,7 @@ struct RunCliOptions {
   bool no_prune_columns = false;
   bool no_window_panes = false;
   bool no_join_index = false;
+  bool no_join_prefilter = false;
   std::string backend = "native";  // native | spark
   SparkCliOptions spark;
   bool quiet = false;         // no progress line, no human event lines
@@ -149,6 +150,7 @@ int RunRun(const RunCliOptions& o) {
   options.native.prune_columns = !o.no_prune_columns;
   options.native.window_panes = !o.no_window_panes;
   options.native.join_index = !o.no_join_index;
+  options.native.join_prefilter = !o.no_join_prefilter;
   options.max_triggers = o.max_triggers;
   if (!o.streaming_mode.empty()) options.streaming_mode = ParseStreamingMode(o.streaming_mode);
   options.stop = &g_stop;
@@ -227,6 +229,10 @@ void RegisterRun(CLI::App& app, int* exit_code) {
   c->add_flag("--no-join-index", o->no_join_index,
               "incremental: a join of two streams binds every kept row to each trigger's join, "
               "not only the rows of the new rows' keys (the plain twin of the fast path)");
+  c->add_flag("--no-join-prefilter", o->no_join_prefilter,
+              "incremental: a join of two streams keeps every new row of a side, not only "
+              "those passing the conditions on that side alone (the plain twin of the fast "
+              "path)");
   c->add_option("--max-triggers", o->max_triggers,
                 "streaming: stop after this many triggers (0 = no cap)")
       ->check(CLI::NonNegativeNumber);

@@ -207,6 +207,10 @@ SELECT x.v AS xv, y.v AS yv, x.k FROM STREAM(a) AS x JOIN STREAM(b) AS y ON x.k 
 CREATE STREAMING TABLE by_value WITH (mode = '{mode}') AS
 SELECT x.k AS xk, y.k AS yk, y.v FROM STREAM(a) AS x JOIN STREAM(b) AS y
   ON y.v = x.v AND x.k < y.k;
+CREATE STREAMING TABLE filtered WITH (mode = '{mode}') AS
+SELECT x.v AS xv, y.v AS yv, x.k FROM STREAM(a) AS x JOIN STREAM(b) AS y
+  ON x.k = y.k AND y.v % 3 <> 0
+WHERE x.v > 4 AND (x.k = 'a' OR x.k = 'b' OR x.v IS NULL) AND x.v + y.v > 6;
 )sql";
   // Which sides get a key: both of an equi-join of the scans' own columns.
   {
@@ -214,7 +218,7 @@ SELECT x.k AS xk, y.k AS yk, y.v FROM STREAM(a) AS x JOIN STREAM(b) AS y
     for (size_t at; (at = sql.find("{mode}")) != std::string::npos;) sql.replace(at, 6, "incremental");
     const Pipeline p = ParsePipeline(sql);
     for (const auto& [flow, keys] : std::vector<std::pair<std::string, std::vector<std::string>>>{
-             {"by_key", {"k", "k"}}, {"by_value", {"v", "v"}}}) {
+             {"by_key", {"k", "k"}}, {"by_value", {"v", "v"}}, {"filtered", {"k", "k"}}}) {
       auto root = sql::PlanQuery(p.FindFlow(flow)->sql);
       ASSERT_TRUE(root.ok());
       auto planned = engine::stream::PlanFlowIncremental(p, *p.FindFlow(flow), **root, "__s");
@@ -222,6 +226,14 @@ SELECT x.k AS xk, y.k AS yk, y.v FROM STREAM(a) AS x JOIN STREAM(b) AS y
       ASSERT_EQ(planned->plan.reach.size(), 2u);
       EXPECT_EQ(planned->plan.reach[0].join_key, keys[0]) << flow;
       EXPECT_EQ(planned->plan.reach[1].join_key, keys[1]) << flow;
+      // The conditions on one side alone (WHERE, and ON besides the key) filter
+      // that side's rows before they are kept; x.v + y.v reads both.
+      const bool filtered = flow == "filtered";
+      EXPECT_EQ(planned->plan.reach[0].keep_sql,
+                filtered ? "((x.v > 4)) AND (((x.k = 'a') OR (x.k = 'b') OR (x.v IS NULL)))"
+                         : "")
+          << flow;
+      EXPECT_EQ(planned->plan.reach[1].keep_sql, filtered ? "(((y.v % 3) != 0))" : "") << flow;
     }
   }
   int with_rows = 0;
@@ -243,19 +255,22 @@ SELECT x.k AS xk, y.k AS yk, y.v FROM STREAM(a) AS x JOIN STREAM(b) AS y
       }
     }
     std::map<std::string, std::string> stores;
-    for (const auto& [way, mode, index] : std::vector<std::tuple<std::string, std::string, bool>>{
-             {"plain", "incremental", false}, {"index", "incremental", true},
-             {"recompute", "recompute", true}}) {
+    // Both fast paths off, the index alone, both on, and Recompute.
+    for (const auto& [way, mode, index, prefilter] :
+         std::vector<std::tuple<std::string, std::string, bool, bool>>{
+             {"plain", "incremental", false, false}, {"index", "incremental", true, false},
+             {"both", "incremental", true, true}, {"recompute", "recompute", true, true}}) {
       std::string sql = kSql;
       for (size_t at; (at = sql.find("{mode}")) != std::string::npos;) sql.replace(at, 6, mode);
       RunOptions o;
       o.storage_root = stores[way] = Path("mem" + std::to_string(seed) + way);
       o.memory_streams = feeds;
       o.native.join_index = index;
+      o.native.join_prefilter = prefilter;
       RunSummary s = Run(ParsePipeline(sql), o);
       ASSERT_EQ(s.status, RunPhase::kCompleted) << s.ToString();
     }
-    for (const std::string flow : {"by_key", "by_value"}) {
+    for (const std::string flow : {"by_key", "by_value", "filtered"}) {
       SCOPED_TRACE(flow);
       const bool has = std::filesystem::exists(stores["recompute"] + "/" + flow + "/current");
       ASSERT_EQ(std::filesystem::exists(stores["index"] + "/" + flow + "/current"), has);
@@ -264,6 +279,7 @@ SELECT x.k AS xk, y.k AS yk, y.v FROM STREAM(a) AS x JOIN STREAM(b) AS y
       auto expected = Read(stores["recompute"], flow);
       EXPECT_TRUE(TablesEqualUnordered(*expected, *Read(stores["index"], flow), false));
       EXPECT_TRUE(TablesEqualUnordered(*expected, *Read(stores["plain"], flow), false));
+      EXPECT_TRUE(TablesEqualUnordered(*expected, *Read(stores["both"], flow), false));
     }
   }
   EXPECT_GT(with_rows, 0);

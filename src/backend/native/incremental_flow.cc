@@ -262,6 +262,11 @@ class Stepper {
     return Slot(kIn, i);
   }
   arrow::Status StreamJoin();
+  // Of join side i's new rows, those passing the conditions on that side
+  // alone (RowReach::keep_sql), in the rows' own types; `rows` when there are
+  // none or the switch is off.
+  arrow::Result<std::shared_ptr<arrow::Table>> JoinCandidates(
+      size_t i, const std::shared_ptr<arrow::Table>& rows);
   // The kept rows of join side i that `other` (the other side's new rows) can
   // meet: those of their keys (the join index), or all of them.
   arrow::Result<std::shared_ptr<arrow::Table>> KeptMeeting(
@@ -1029,7 +1034,7 @@ arrow::Status Stepper::StreamJoin() {
   const auto& inputs = inc_.plan.stream_inputs;
   std::shared_ptr<arrow::Table> fresh[2], kept[2];
   for (size_t i = 0; i < 2; ++i) {
-    fresh[i] = fresh_[inputs[i]];
+    ARROW_ASSIGN_OR_RAISE(fresh[i], JoinCandidates(i, fresh_[inputs[i]]));
     kept[i] = inc_.sides[i];
     if (!kept[i]) {
       ARROW_ASSIGN_OR_RAISE(kept[i], EmptyLike(fresh[i]));
@@ -1077,6 +1082,35 @@ arrow::Status Stepper::StreamJoin() {
   }
   if (!out) return arrow::Status::OK();
   return EmitGrowing(out);
+}
+
+arrow::Result<std::shared_ptr<arrow::Table>> Stepper::JoinCandidates(
+    size_t i, const std::shared_ptr<arrow::Table>& rows) {
+  const engine::stream::RowReach& r = inc_.plan.reach[i];
+  if (!ctx_.options->native.join_prefilter || r.keep_sql.empty() || !rows ||
+      rows->num_rows() == 0) {
+    return rows;
+  }
+  const std::string name = InputName(inc_.plan.stream_inputs[i]);
+  Registered in(ctx_, name);
+  ARROW_RETURN_NOT_OK(in.Set(rows));
+  ARROW_ASSIGN_OR_RAISE(auto passed, Q("SELECT * FROM " + name + " AS " +
+                                       QuoteIdentifier(r.alias) + " WHERE " + r.keep_sql));
+  if (passed->schema()->Equals(*rows->schema(), /*check_metadata=*/false)) return passed;
+  // DuckDB's types back to the rows' own (the kept rows keep one schema).
+  std::vector<std::shared_ptr<arrow::ChunkedArray>> cols;
+  for (int c = 0; c < rows->num_columns() && c < passed->num_columns(); ++c) {
+    const auto& type = rows->schema()->field(c)->type();
+    if (passed->column(c)->type()->Equals(*type)) {
+      cols.push_back(passed->column(c));
+      continue;
+    }
+    auto cast = arrow::compute::Cast(passed->column(c), type);
+    if (!cast.ok()) return passed;  // kept as DuckDB gives them
+    cols.push_back(cast->chunked_array());
+  }
+  if (static_cast<int>(cols.size()) != rows->num_columns()) return passed;
+  return arrow::Table::Make(rows->schema(), cols, passed->num_rows());
 }
 
 arrow::Result<std::shared_ptr<arrow::Table>> Stepper::KeptMeeting(

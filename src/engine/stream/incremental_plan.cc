@@ -397,6 +397,7 @@ std::string ReachText(const std::vector<RowReach>& reach, bool windowed) {
       out += r.input + ": rows while " + r.time_column + " + " + std::to_string(r.to_us / 1000) +
              " ms >= W";
     }
+    if (!windowed && !r.keep_sql.empty()) out += ", only those where " + r.keep_sql;
   }
   return out;
 }

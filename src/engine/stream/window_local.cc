@@ -140,6 +140,37 @@ bool ReadsStreamExpr(const Expr& e, const std::function<bool(const PlanNode&)>& 
 }
 
 // The names a FROM item is known by above it.
+// Whether `e` reads only columns qualified by one name of `names` (set into
+// `*qualifier`: as written, first seen), deterministically, with no
+// subquery, aggregate or window function.
+bool SideLocal(const Expr& e, const std::set<std::string>& names, std::string* qualifier) {
+  switch (e.kind) {
+    case ExprKind::kColumn:
+      if (e.qualifier.size() != 1 || !names.count(Lower(e.qualifier[0]))) return false;
+      if (qualifier->empty()) *qualifier = e.qualifier[0];
+      if (Lower(*qualifier) != Lower(e.qualifier[0])) return false;
+      return true;
+    case ExprKind::kLiteral:
+      return true;
+    case ExprKind::kFunction: {
+      static const std::set<std::string> kVolatile = {"random", "uuid", "gen_random_uuid",
+                                                      "setseed", "nextval", "currval"};
+      if (kVolatile.count(Lower(e.name))) return false;
+      break;
+    }
+    case ExprKind::kOperator:
+    case ExprKind::kCast:
+    case ExprKind::kCase:
+      break;
+    default:
+      return false;
+  }
+  for (const auto& a : e.args) {
+    if (!SideLocal(a, names, qualifier)) return false;
+  }
+  return true;
+}
+
 void Names(const PlanNode& n, std::set<std::string>* out) {
   if (!n.alias.empty()) {
     out->insert(Lower(n.alias));
@@ -269,7 +300,7 @@ class WindowLocal {
     }
     for (const auto& input : inputs) {
       // A row at t is in the windows whose end lies in (t, t + size].
-      o.reach.push_back({input, col, 0, w.size_us, false, ""});
+      o.reach.push_back({input, col, 0, w.size_us, false, "", "", ""});
     }
     Note(n, std::string("window assignment, only of the windows that close this trigger (") +
                 plan::Name(w.shape) + ")");
@@ -389,7 +420,7 @@ class WindowLocal {
         if (lo_end > hi_end) continue;
         // A raw row at t reaches the windows whose end e has
         // e + lo_end <= t <= e + hi_end.
-        o.reach.push_back({raw.raw_input, ColName(t), -hi_end, -lo_end, false, ""});
+        o.reach.push_back({raw.raw_input, ColName(t), -hi_end, -lo_end, false, "", "", ""});
         out_->emit_delay_us = std::max(out_->emit_delay_us, hi_end);
         o.windowed = true;
         o.window = win.window;
@@ -491,8 +522,13 @@ StreamJoinShape AnalyzeStreamJoin(const PlanNode& root,
   // Filters and projections down to the join.
   const PlanNode* n = &root;
   std::vector<const Expr*> above;
+  // The conjuncts of the filters right above the join (no projection between:
+  // their columns are the join's own).
+  std::vector<const Expr*> local;
   while (n->kind == NodeKind::kProject || n->kind == NodeKind::kFilter ||
          n->kind == NodeKind::kSort) {
+    if (n->kind == NodeKind::kProject) local.clear();
+    if (n->kind == NodeKind::kFilter && n->predicate) Conjuncts(*n->predicate, &local);
     for (const auto& e : n->exprs) {
       if (e.kind == ExprKind::kWindowFunction) {
         out.why = "Project: window function " + e.sql + " over a stream join";
@@ -563,10 +599,10 @@ StreamJoinShape AnalyzeStreamJoin(const PlanNode& root,
   if (lo && hi && lo_col && hi_col && t && ColName(*lo_col) == ColName(*hi_col) &&
       side_of(*t) >= 0 && side_of(*lo_col) >= 0 && side_of(*t) != side_of(*lo_col)) {
     // t.side row needed while t + (-lo) >= W; the other while o + hi >= W.
-    out.reach.push_back({sides[side_of(*t)][0], ColName(*t), 0, -*lo, false, ""});
-    out.reach.push_back({sides[side_of(*lo_col)][0], ColName(*lo_col), 0, *hi, false, ""});
+    out.reach.push_back({sides[side_of(*t)][0], ColName(*t), 0, -*lo, false, "", "", ""});
+    out.reach.push_back({sides[side_of(*lo_col)][0], ColName(*lo_col), 0, *hi, false, "", "", ""});
   } else {
-    for (int s = 0; s < 2; ++s) out.reach.push_back({sides[s][0], "", 0, 0, true, ""});
+    for (int s = 0; s < 2; ++s) out.reach.push_back({sides[s][0], "", 0, 0, true, "", "", ""});
   }
   // The first equi-key between the two scans' own columns (with names as the
   // streams' rows carry them: no projection between).
@@ -579,6 +615,29 @@ StreamJoinShape AnalyzeStreamJoin(const PlanNode& root,
         if (r.input == sides[sb][0]) r.join_key = b.name;
       }
       break;
+    }
+  }
+  // Per side that is a plain scan, the conjuncts (WHERE, and ON besides its
+  // keys) over its own columns only: rows failing them need not be kept.
+  if (n->join.residual) Conjuncts(*n->join.residual, &local);
+  for (int s = 0; s < 2; ++s) {
+    if (n->inputs[s]->kind != NodeKind::kScan) continue;
+    std::set<std::string> names;
+    Names(*n->inputs[s], &names);
+    std::string alias, sql;
+    for (const Expr* c : local) {
+      std::string q;
+      if (!SideLocal(*c, names, &q) || q.empty() || (!alias.empty() && Lower(alias) != Lower(q))) {
+        continue;
+      }
+      alias = q;
+      sql += (sql.empty() ? "(" : " AND (") + c->sql + ")";
+    }
+    for (auto& r : out.reach) {
+      if (r.input == sides[s][0] && !sql.empty()) {
+        r.keep_sql = sql;
+        r.alias = alias;
+      }
     }
   }
   out.ok = true;

@@ -49,6 +49,12 @@ struct RowReach {
   // column of an equi-key with the other side ("" = none). A trigger then
   // needs only the kept rows whose key the other side's new rows hold.
   std::string join_key;
+  // Stream join whose side is a scan of this input: the conjunction of the
+  // WHERE / ON conjuncts that read only this side's columns (DuckDB SQL,
+  // columns qualified by `alias`); "" = none. A row for which it is not true
+  // joins nothing, so it need not be kept.
+  std::string keep_sql;
+  std::string alias;
 };
 
 struct WindowLocalShape {
