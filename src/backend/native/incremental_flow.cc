@@ -830,10 +830,15 @@ arrow::Result<bool> Stepper::FoldPanes(size_t i, const std::shared_ptr<arrow::Ta
     if (!made.ok()) return outside(made.status());
     fold.merger = std::move(*made);
   }
-  // Partials of other types (committed by another build) stay with the query.
+  // Partials of other types (committed by another build) stay with the query;
+  // restored ones may differ in nullability only.
   std::shared_ptr<arrow::Table>& state = inc_.panes[i];
-  if (state && !state->schema()->Equals(*fold.schema, /*check_metadata=*/false)) {
-    return outside(arrow::Status::NotImplemented("partials of other types"));
+  if (state) {
+    bool same = state->num_columns() == fold.schema->num_fields();
+    for (int c = 0; same && c < state->num_columns(); ++c) {
+      same = state->schema()->field(c)->type()->Equals(*fold.schema->field(c)->type());
+    }
+    if (!same) return outside(arrow::Status::NotImplemented("partials of other types"));
   }
   std::shared_ptr<arrow::Table> raw;
   if (rows) {

@@ -76,9 +76,9 @@ class TableImage {
   void Remember(const std::shared_ptr<arrow::Table>& table);
   // Adds the hashes of `rows` (new rows of the image) to `pending_`: an
   // append costs its own rows, not the image's.
+  arrow::Status MergeHashes(const arrow::Table& rows);
   // `sorted_` with `pending_` merged in (before a checkpoint compares).
   void SortPending();
-  arrow::Status MergeHashes(const arrow::Table& rows);
   // Writes `rows` as the added rows of a new delta of epoch `epoch`.
   arrow::Status WriteAdded(EpochStore& store, int64_t epoch, const std::string& name,
                            const std::shared_ptr<arrow::Table>& rows, nlohmann::json* delta,

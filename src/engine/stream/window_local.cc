@@ -139,7 +139,6 @@ bool ReadsStreamExpr(const Expr& e, const std::function<bool(const PlanNode&)>& 
   return e.filter && ReadsStreamExpr(*e.filter, reads);
 }
 
-// The names a FROM item is known by above it.
 // Whether `e` reads only columns qualified by one name of `names` (set into
 // `*qualifier`: as written, first seen), deterministically, with no
 // subquery, aggregate or window function.
@@ -153,8 +152,12 @@ bool SideLocal(const Expr& e, const std::set<std::string>& names, std::string* q
     case ExprKind::kLiteral:
       return true;
     case ExprKind::kFunction: {
-      static const std::set<std::string> kVolatile = {"random", "uuid", "gen_random_uuid",
-                                                      "setseed", "nextval", "currval"};
+      // Volatile, or of the time the query runs (a row kept out at one
+      // trigger could pass at a later one).
+      static const std::set<std::string> kVolatile = {
+          "random", "uuid", "gen_random_uuid", "setseed", "nextval", "currval", "now",
+          "current_timestamp", "current_date", "current_time", "get_current_timestamp",
+          "get_current_time", "today", "transaction_timestamp", "localtimestamp", "localtime"};
       if (kVolatile.count(Lower(e.name))) return false;
       break;
     }
@@ -171,6 +174,7 @@ bool SideLocal(const Expr& e, const std::set<std::string>& names, std::string* q
   return true;
 }
 
+// The names a FROM item is known by above it.
 void Names(const PlanNode& n, std::set<std::string>* out) {
   if (!n.alias.empty()) {
     out->insert(Lower(n.alias));
