@@ -6,8 +6,8 @@
 #include <arrow/compute/exec.h>
 #include <arrow/compute/row/grouper.h>
 
+#include "backend/native/field_named.h"
 #include "engine/batch/compute_init.h"
-#include "ir/validate_internal.h"
 
 namespace thund::native {
 namespace {
@@ -70,14 +70,11 @@ arrow::Status SessionSpans(const arrow::TimestampArray& t, const std::vector<uin
 
 arrow::Result<std::shared_ptr<arrow::Array>> InputColumn(const arrow::Table& rows,
                                                          const std::string& name) {
-  const auto& fields = rows.schema()->fields();
-  for (size_t i = 0; i < fields.size(); ++i) {
-    if (internal::Lower(fields[i]->name()) != internal::Lower(name)) continue;
-    const auto& c = *rows.column(static_cast<int>(i));
-    if (c.num_chunks() == 1) return c.chunk(0);
-    return arrow::Concatenate(c.chunks());
-  }
-  return arrow::Status::NotImplemented("the input has no column ", name);
+  const int i = FieldIndexNamed(*rows.schema(), name);
+  if (i < 0) return arrow::Status::NotImplemented("the input has no column ", name);
+  const auto& c = *rows.column(i);
+  if (c.num_chunks() == 1) return c.chunk(0);
+  return arrow::Concatenate(c.chunks());
 }
 
 arrow::Result<std::shared_ptr<arrow::Array>> CastArray(

@@ -11,6 +11,7 @@
 
 #include "backend/native/flow_runner.h"
 #include "backend/native/direct_partial.h"
+#include "backend/native/field_named.h"
 #include "backend/native/incremental_cdc.h"
 #include "backend/native/pane_partial.h"
 #include "backend/native/partial_merge.h"
@@ -767,10 +768,8 @@ arrow::Result<std::shared_ptr<arrow::Table>> Stepper::Reaching(size_t i,
                                                                std::optional<int64_t> hi) {
   const std::shared_ptr<arrow::Table>& t = inc_.sides[i];
   const engine::stream::RowReach& r = inc_.plan.reach[i];
-  std::shared_ptr<arrow::ChunkedArray> col;
-  for (int c = 0; c < t->num_columns(); ++c) {
-    if (SameName(t->schema()->field(c)->name(), r.time_column)) col = t->column(c);
-  }
+  const int c = FieldIndexNamed(*t->schema(), r.time_column);
+  const std::shared_ptr<arrow::ChunkedArray> col = c < 0 ? nullptr : t->column(c);
   if (!col || col->type()->id() != arrow::Type::TIMESTAMP) {
     return FlowError(flow_, arrow::Status::Invalid(
                                 "the time column '", r.time_column, "' of '", r.input,
@@ -788,10 +787,7 @@ arrow::Result<std::shared_ptr<arrow::Table>> Stepper::Reaching(size_t i,
 arrow::Result<std::optional<std::string>> Stepper::PaneTimeZone(size_t i) const {
   const engine::stream::PaneBlock& b = inc_.pane_blocks[i];
   const DatasetStream* ds = FindStream(streams_, b.input);
-  int t = -1;
-  for (int c = 0; ds && ds->schema && c < ds->schema->num_fields(); ++c) {
-    if (SameName(ds->schema->field(c)->name(), b.time_column)) t = c;
-  }
+  const int t = ds && ds->schema ? FieldIndexNamed(*ds->schema, b.time_column) : -1;
   if (t < 0 || ds->schema->field(t)->type()->id() != arrow::Type::TIMESTAMP) {
     return FlowError(flow_, arrow::Status::Invalid("the window's time column '", b.time_column,
                                                    "' of '", b.input,
@@ -1133,12 +1129,9 @@ arrow::Result<std::shared_ptr<arrow::Table>> Stepper::KeptMeeting(
     if (!st.ok()) return outside(st);
   }
   const std::string& other_key = inc_.plan.reach[1 - i].join_key;
-  std::shared_ptr<arrow::ChunkedArray> keys;
-  for (int c = 0; c < other->num_columns(); ++c) {
-    if (SameName(other->schema()->field(c)->name(), other_key)) keys = other->column(c);
-  }
-  if (!keys) return outside(arrow::Status::NotImplemented("no key column ", other_key));
-  auto rows = index->Matching(*keys);
+  const int c = FieldIndexNamed(*other->schema(), other_key);
+  if (c < 0) return outside(arrow::Status::NotImplemented("no key column ", other_key));
+  auto rows = index->Matching(*other->column(c));
   if (!rows.ok()) return outside(rows.status());
   return *rows;
 }
@@ -1496,10 +1489,8 @@ arrow::Result<std::shared_ptr<IncrementalFlow>> MakeIncrementalFlow(
     for (auto& r : inc->plan.reach) {
       const DatasetStream* ds = FindStream(streams, r.input);
       if (r.unbounded || !ds->schema) continue;
-      std::shared_ptr<arrow::Field> field;
-      for (const auto& fd : ds->schema->fields()) {
-        if (SameName(fd->name(), r.time_column)) field = fd;
-      }
+      const int c = FieldIndexNamed(*ds->schema, r.time_column);
+      const std::shared_ptr<arrow::Field> field = c < 0 ? nullptr : ds->schema->field(c);
       if (!field || field->type()->id() != arrow::Type::TIMESTAMP) {
         *fallback = "Scan " + r.input + ": its time column '" + r.time_column +
                     "' is not a timestamp column of the stream";

@@ -7,8 +7,8 @@
 #include <arrow/compute/exec.h>
 #include <arrow/compute/row/grouper.h>
 
+#include "backend/native/field_named.h"
 #include "engine/batch/compute_init.h"
-#include "ir/validate_internal.h"
 
 namespace thund::native {
 
@@ -16,13 +16,8 @@ JoinKeyIndex::JoinKeyIndex(std::string key_column) : key_column_(std::move(key_c
 JoinKeyIndex::~JoinKeyIndex() = default;
 
 std::shared_ptr<arrow::ChunkedArray> JoinKeyIndex::KeyColumn(const arrow::Table& t) const {
-  const auto& fields = t.schema()->fields();
-  for (size_t i = 0; i < fields.size(); ++i) {
-    if (internal::Lower(fields[i]->name()) == internal::Lower(key_column_)) {
-      return t.column(static_cast<int>(i));
-    }
-  }
-  return nullptr;
+  const int i = FieldIndexNamed(*t.schema(), key_column_);
+  return i < 0 ? nullptr : t.column(i);
 }
 
 arrow::Status JoinKeyIndex::Extend(const std::shared_ptr<arrow::Table>& t, int64_t from) {
