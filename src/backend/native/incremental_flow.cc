@@ -41,6 +41,8 @@ constexpr const char* kResult = "__thund_inc_result";
 constexpr const char* kPrev = "__thund_inc_prev";
 constexpr const char* kDelta = "__thund_inc_upsert";
 constexpr const char* kHiddenEnd = "__thund_window_end";
+// The whole result of an aggregation under an outer query (plan.inner_block).
+constexpr const char* kInner = "__thund_inc_inner";
 
 // The name `base` takes for the i-th of several relations a trigger registers
 // in turn (inputs, pane blocks). Each keeps a name of its own, so its view,
@@ -263,6 +265,13 @@ class Stepper {
     return Slot(kIn, i);
   }
   arrow::Status StreamJoin();
+  // The join's new rows run through `sql` (the flow's query, or the
+  // partial aggregation over the join): sql over new(A) x (kept(B) + new(B)),
+  // then over kept(A) x new(B), appended (null: no new rows met). The new
+  // rows then join the kept ones, and rows no future row can meet leave.
+  arrow::Result<std::shared_ptr<arrow::Table>> JoinNewRows(const std::string& sql);
+  // plan.inner_block: the outer query over the aggregation's result rows.
+  arrow::Result<std::shared_ptr<arrow::Table>> Outer(const std::shared_ptr<arrow::Table>& inner);
   // Of join side i's new rows, those passing the conditions on that side
   // alone (RowReach::keep_sql), in the rows' own types; `rows` when there are
   // none or the switch is off.
@@ -582,8 +591,18 @@ arrow::Result<std::shared_ptr<arrow::Table>> Stepper::MergeSessions(
 
 arrow::Status Stepper::PartialAggregate() {
   std::shared_ptr<arrow::Table> merged = inc_.partials;
-  const bool changed = fresh_rows_ > 0;
-  if (changed) {
+  bool changed = fresh_rows_ > 0;
+  if (inc_.plan.join_input) {
+    // The join's new rows, pre-aggregated; the sides take the new rows (and
+    // drop those no future row meets) whether or not any met. Nothing met:
+    // no group changed.
+    ARROW_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Table> partial,
+                          JoinNewRows(inc_.agg.partial_sql));
+    changed = partial && partial->num_rows() > 0;
+    if (changed) {
+      ARROW_ASSIGN_OR_RAISE(merged, Merge(partial));
+    }
+  } else if (changed) {
     ARROW_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Table> partial, Direct());
     if (!partial) {
       InputBinding binding(ctx_, streams_);
@@ -640,6 +659,9 @@ arrow::Status Stepper::PartialAggregate() {
         ARROW_RETURN_NOT_OK(Emit(rows));
       } else if (!windowed && trigger_.input_finished) {
         ARROW_ASSIGN_OR_RAISE(auto rows, Final(merged));
+        if (inc_.plan.inner_block) {
+          ARROW_ASSIGN_OR_RAISE(rows, Outer(rows));
+        }
         ARROW_RETURN_NOT_OK(Emit(rows));
       }
       break;
@@ -657,7 +679,12 @@ arrow::Status Stepper::PartialAggregate() {
         ARROW_ASSIGN_OR_RAISE(inc_.closed, Append(inc_.closed, rows));
       }
       ARROW_ASSIGN_OR_RAISE(auto rows, Final(open));
-      ARROW_ASSIGN_OR_RAISE(rows, Append(inc_.closed, rows));
+      if (inc_.plan.inner_block) {
+        // No window: every group is open, the result is the outer query's.
+        ARROW_ASSIGN_OR_RAISE(rows, Outer(rows));
+      } else {
+        ARROW_ASSIGN_OR_RAISE(rows, Append(inc_.closed, rows));
+      }
       ARROW_RETURN_NOT_OK(Replace(rows));
       break;
     }
@@ -1032,6 +1059,12 @@ arrow::Status Stepper::Windowed() {
 }
 
 arrow::Status Stepper::StreamJoin() {
+  ARROW_ASSIGN_OR_RAISE(auto out, JoinNewRows(inc_.query_sql));
+  if (!out) return arrow::Status::OK();
+  return EmitGrowing(out);
+}
+
+arrow::Result<std::shared_ptr<arrow::Table>> Stepper::JoinNewRows(const std::string& sql) {
   const auto& inputs = inc_.plan.stream_inputs;
   std::shared_ptr<arrow::Table> fresh[2], kept[2];
   for (size_t i = 0; i < 2; ++i) {
@@ -1050,7 +1083,7 @@ arrow::Status Stepper::StreamJoin() {
     InputBinding binding(ctx_, streams_);
     ARROW_RETURN_NOT_OK(binding.Bind(inputs[0], fresh[0]));
     ARROW_RETURN_NOT_OK(binding.Bind(inputs[1], side1));
-    ARROW_ASSIGN_OR_RAISE(out, Q(inc_.query_sql));
+    ARROW_ASSIGN_OR_RAISE(out, Q(sql));
   }
   if (fresh[1]->num_rows() > 0 && kept[0]->num_rows() > 0) {
     ARROW_ASSIGN_OR_RAISE(auto kept0, KeptMeeting(0, kept[0], fresh[1]));
@@ -1058,7 +1091,7 @@ arrow::Status Stepper::StreamJoin() {
       InputBinding binding(ctx_, streams_);
       ARROW_RETURN_NOT_OK(binding.Bind(inputs[0], kept0));
       ARROW_RETURN_NOT_OK(binding.Bind(inputs[1], fresh[1]));
-      ARROW_ASSIGN_OR_RAISE(auto more, Q(inc_.query_sql));
+      ARROW_ASSIGN_OR_RAISE(auto more, Q(sql));
       ARROW_ASSIGN_OR_RAISE(out, Append(out, more));
     }
   }
@@ -1081,8 +1114,14 @@ arrow::Status Stepper::StreamJoin() {
       ARROW_ASSIGN_OR_RAISE(inc_.sides[i], Reaching(i, w_now_ - 1, std::nullopt));
     }
   }
-  if (!out) return arrow::Status::OK();
-  return EmitGrowing(out);
+  return out;
+}
+
+arrow::Result<std::shared_ptr<arrow::Table>> Stepper::Outer(
+    const std::shared_ptr<arrow::Table>& inner) {
+  Registered r(ctx_, kInner);
+  ARROW_RETURN_NOT_OK(r.Set(inner));
+  return Q(inc_.outer_sql);
 }
 
 arrow::Result<std::shared_ptr<arrow::Table>> Stepper::JoinCandidates(
@@ -1465,9 +1504,37 @@ arrow::Result<std::shared_ptr<IncrementalFlow>> MakeIncrementalFlow(
     }
     inc->sides.resize(2);
   }
-  if (inc->plan.op == IncrementalOperator::kWindowed ||
-      inc->plan.op == IncrementalOperator::kStreamJoin) {
+  if (inc->plan.inner_block) {
+    if (mode == OutputMode::kUpdate) {
+      *fallback = "an outer query over an aggregation runs in complete or append mode (its "
+                  "result is replaced whenever the aggregation changes); this flow is in "
+                  "update mode";
+      return nullptr;
+    }
+    auto outer = sql::WithDerivedTablesReplaced(flow.sql, {{inc->plan.inner_block->sql, kInner}});
+    if (!outer.ok()) {
+      *fallback = "the aggregation under the outer query is not a derived table thund can "
+                  "read from its state (" + outer.status().message() + ")";
+      return nullptr;
+    }
+    inc->outer_sql = *outer;
+  }
+  const bool joins = inc->plan.op == IncrementalOperator::kStreamJoin || inc->plan.join_input;
+  if (inc->plan.op == IncrementalOperator::kWindowed || joins) {
     inc->sides.resize(inc->plan.stream_inputs.size());
+    // A join's time bound relies on the other input's rows still to come
+    // having times >= W in its column: true of its watermark column only
+    // (late rows are dropped by that). Else the rows are kept.
+    for (size_t i = 0; joins && i < inc->plan.reach.size() && inc->plan.reach.size() == 2; ++i) {
+      auto& r = inc->plan.reach[i];
+      if (r.unbounded || r.partner_time_column.empty()) continue;
+      const InputClock& other = inc->clocks[inc->plan.reach[1 - i].input];
+      if (other.column.empty() || !SameName(other.column, r.partner_time_column)) {
+        r.unbounded = true;
+        r.time_column.clear();
+        r.to_us = 0;
+      }
+    }
     // A join without a time bound keeps rows for the state TTL, measured on
     // each input's watermark column.
     std::optional<int64_t> ttl;
@@ -1499,7 +1566,7 @@ arrow::Result<std::shared_ptr<IncrementalFlow>> MakeIncrementalFlow(
       r.time_column = field->name();
     }
   }
-  if (inc->plan.op == IncrementalOperator::kStreamJoin && ctx.options->native.join_index) {
+  if (joins && ctx.options->native.join_index) {
     // Sides kept forever, joined on a key of both: hashed by it.
     inc->join_index.resize(inc->plan.reach.size());
     const auto& reach = inc->plan.reach;

@@ -17,7 +17,10 @@
 //       into the state (one row per open (window, group)); windows whose end
 //       W passed are emitted (Append), the groups the new rows touched are
 //       emitted (Update), or the whole result is (Complete); closed windows
-//       leave the state.
+//       leave the state. Over a join of two streams (plan.join_input) the
+//       new rows are the join's (as kStreamJoin below, the sides kept the
+//       same way). Under an outer query (plan.inner_block) the outer query
+//       runs over the aggregation's whole result, read from the partials.
 //     kRowsAggregate: the rows of open windows are kept and aggregated by the
 //       query itself; session windows merge there, per key.
 //     kWindowed: each input keeps the rows of its open windows; when W passes
@@ -66,6 +69,9 @@ struct IncrementalFlow {
   engine::stream::IncrementalPlan plan;
   sql::AggregateDecomposition agg;  // kPartialAggregate
   std::string query_sql;            // the flow's DuckDB SQL (kRowsAggregate: + hidden end)
+  // plan.inner_block: the flow's query reading the aggregation's result rows
+  // from a table __thund_inc_inner in place of its derived table.
+  std::string outer_sql;
   std::string end_expr;             // kRowsAggregate: window end over the query's output
   bool hidden_end = false;          // query_sql carries the window end as a hidden column
   bool session = false;

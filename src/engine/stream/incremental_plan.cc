@@ -222,11 +222,20 @@ const char* Name(IncrementalOperator op) {
 
 namespace {
 
+using Decomposable = std::function<arrow::Status(const PlanNode& block)>;
+
+void ListNodes(const PlanNode& n, int depth,
+               const std::vector<std::pair<const PlanNode*, std::string>>& notes,
+               std::vector<NodeOperator>* out);
+std::string ReachText(const std::vector<RowReach>& reach, bool windowed);
+
 // The operators of a plan with at most one stateful node, the outermost
-// aggregation (kStateless, kPartialAggregate, kRowsAggregate).
+// aggregation (kStateless, kPartialAggregate, kRowsAggregate), or the
+// aggregation of a join of two streams without a window (kPartialAggregate
+// with join_input).
 IncrementalPlan PlanOutermost(const PlanNode& root,
                               const std::function<bool(const std::string&)>& is_stream,
-                              const std::function<arrow::Status()>& decomposable) {
+                              const Decomposable& decomposable) {
   IncrementalPlan out;
   Classifier c(is_stream, &out);
   const PlanNode* agg = plan::RowPathAggregate(root);
@@ -277,14 +286,39 @@ IncrementalPlan PlanOutermost(const PlanNode& root,
   out.nodes.push_back({agg, static_cast<int>(chain.size()), "", ""});
   out.aggregate = agg;
   out.window = plan::AggregateWindow(*agg);
-  // The aggregation's input must be stateless over its streams.
-  if (!c.Stateless(*agg->input(), static_cast<int>(chain.size()) + 1, false)) {
-    // A session window under the aggregation is the aggregate's own.
-    if (!out.window || out.window->window.shape != plan::WindowShape::kSession) return out;
-    out.fallback.clear();
-    out.nodes.resize(agg_index + 1);
+  // The aggregation's input must be stateless over its streams, or (without
+  // a window) an inner join of two streams.
+  const int below = static_cast<int>(chain.size()) + 1;
+  if (!c.Stateless(*agg->input(), below, false)) {
+    if (out.window && out.window->window.shape == plan::WindowShape::kSession) {
+      // A session window under the aggregation is the aggregate's own.
+      out.fallback.clear();
+      out.nodes.resize(agg_index + 1);
+    } else {
+      if (out.window) return out;
+      StreamJoinShape j = AnalyzeStreamJoin(*agg->input(), is_stream);
+      if (!j.ok) {
+        if (j.join && !j.why.empty()) out.fallback = j.why;
+        return out;
+      }
+      out.fallback.clear();
+      out.nodes.resize(agg_index + 1);
+      out.join_input = true;
+      out.reach = j.reach;
+      ListNodes(*agg->input(), below,
+                {{j.join, "stream join: each side's new rows against the other side's kept "
+                          "and new rows; the joined rows go to the aggregation"}},
+                &out.nodes);
+      for (auto& n : out.nodes) {
+        if (n.node == j.join) n.state = ReachText(j.reach, false);
+      }
+    }
   }
   out.stream_inputs = c.streams_;
+  if (out.join_input) {
+    out.stream_inputs.clear();
+    for (const auto& r : out.reach) out.stream_inputs.push_back(r.input);
+  }
   const bool session = out.window && out.window->window.shape == plan::WindowShape::kSession;
   if (session) {
     // The session assignment sits in the window node's subtree (not checked
@@ -296,7 +330,7 @@ IncrementalPlan PlanOutermost(const PlanNode& root,
       }
     }
   }
-  arrow::Status verdict = decomposable();
+  arrow::Status verdict = decomposable(root);
   if (verdict.ok() && session && !SessionPartitionIsGroups(*agg, *out.window)) {
     verdict = arrow::Status::NotImplemented(
         "SESSION(... PARTITION BY ...) partitions by other keys than the GROUP BY");
@@ -308,7 +342,7 @@ IncrementalPlan PlanOutermost(const PlanNode& root,
     for (const auto& s : out.stream_inputs) {
       if (std::find(streams.begin(), streams.end(), s) == streams.end()) streams.push_back(s);
     }
-    if (streams.size() != 1) {
+    if (streams.size() != 1 || out.join_input) {
       out.fallback = Label(*agg) + ": aggregate " + AggregateNames(*agg) + " (" +
                      verdict.message() + ") keeps rows, which needs exactly one stream input";
       return out;
@@ -323,8 +357,10 @@ IncrementalPlan PlanOutermost(const PlanNode& root,
   if (out.op == IncrementalOperator::kPartialAggregate) {
     a.op = session ? "partial aggregate: DuckDB pre-aggregates each trigger's new rows into "
                      "sessions, which merge with the open sessions of their key"
-                   : "partial aggregate: DuckDB pre-aggregates each trigger's new rows, "
-                     "partials merge into the state";
+           : out.join_input ? "partial aggregate: DuckDB pre-aggregates each trigger's new "
+                              "joined rows, partials merge into the state"
+                            : "partial aggregate: DuckDB pre-aggregates each trigger's new rows, "
+                              "partials merge into the state";
     a.state = session ? "one row of partials per open (session, group); a session leaves when "
                         "the watermark passes its end"
                       : "one row of partials per " + per +
@@ -402,11 +438,75 @@ std::string ReachText(const std::vector<RowReach>& reach, bool windowed) {
   return out;
 }
 
+// An outer query over a derived table (or CTE reference) that is an
+// aggregation without a window (kPartialAggregate, its input stateless or a
+// join of two streams). `*found` tells whether such a block was there (its
+// fallback is then the most specific one).
+IncrementalPlan PlanNested(const PlanNode& root,
+                           const std::function<bool(const std::string&)>& is_stream,
+                           const Decomposable& decomposable, bool* found) {
+  IncrementalPlan out;
+  *found = false;
+  // Down the outer query's chain of one-input nodes to the first relation
+  // its FROM names.
+  std::vector<const PlanNode*> outer;
+  const PlanNode* n = &root;
+  while (n == &root || (n->alias.empty() && n->cte.empty())) {
+    const bool chain = n->inputs.size() == 1 &&
+                       (n->kind == NodeKind::kProject || n->kind == NodeKind::kFilter ||
+                        n->kind == NodeKind::kAggregate || n->kind == NodeKind::kSort ||
+                        n->kind == NodeKind::kLimit || n->kind == NodeKind::kDistinct);
+    if (!chain) return out;
+    outer.push_back(n);
+    n = n->input();
+  }
+  if (!plan::RowPathAggregate(*n)) return out;
+  *found = true;
+  const PlanNode* block = n;
+  for (const PlanNode* o : outer) {
+    std::vector<const Expr*> exprs;
+    for (const auto& e : o->exprs) exprs.push_back(&e);
+    for (const auto& e : o->group_keys) exprs.push_back(&e);
+    for (const auto& e : o->aggregates) exprs.push_back(&e);
+    if (o->predicate) exprs.push_back(&*o->predicate);
+    for (const Expr* e : exprs) {
+      if (const PlanNode* s = Subquery(*e); s && stream::ReadsStream(*s, is_stream)) {
+        out.fallback = Label(*o) + ": a subquery over a stream needs all its rows";
+        return out;
+      }
+    }
+  }
+  IncrementalPlan inner = PlanOutermost(*block, is_stream, decomposable);
+  if (!inner.runnable) return inner;
+  if (inner.op != IncrementalOperator::kPartialAggregate || inner.window) {
+    out.fallback = Label(*inner.aggregate) + ": aggregate " + AggregateNames(*inner.aggregate) +
+                   (inner.window ? " per window" : " (kept rows)") +
+                   " under an outer query (thund runs an outer query over a decomposable "
+                   "aggregation without a window)";
+    return out;
+  }
+  out = std::move(inner);
+  out.inner_block = block;
+  const int shift = static_cast<int>(outer.size());
+  for (auto& op : out.nodes) op.depth += shift;
+  std::vector<NodeOperator> nodes;
+  for (size_t k = 0; k < outer.size(); ++k) {
+    nodes.push_back({outer[k], static_cast<int>(k),
+                     k == 0 ? "outer query: runs over the aggregation's whole result when it "
+                              "changed (Complete), or at the end of input (Append)"
+                            : "part of the outer query",
+                     ""});
+  }
+  nodes.insert(nodes.end(), out.nodes.begin(), out.nodes.end());
+  out.nodes = std::move(nodes);
+  return out;
+}
+
 }  // namespace
 
 IncrementalPlan PlanIncremental(const PlanNode& root,
                                 const std::function<bool(const std::string&)>& is_stream,
-                                const std::function<arrow::Status()>& decomposable) {
+                                const Decomposable& decomposable) {
   IncrementalPlan basic = PlanOutermost(root, is_stream, decomposable);
   if (basic.runnable) return basic;
   // Window-local queries, then a join of two streams.
@@ -460,8 +560,12 @@ IncrementalPlan PlanIncremental(const PlanNode& root,
     }
     return out;
   }
+  bool nested_found = false;
+  IncrementalPlan nested = PlanNested(root, is_stream, decomposable, &nested_found);
+  if (nested.runnable) return nested;
   // The most specific reason: the stream join's, the window-local query's
-  // when the plan windows a stream, else the outermost aggregation's.
+  // when the plan windows a stream, an aggregation's under an outer query,
+  // else the outermost aggregation's.
   bool windows_stream = false;
   for (const PlanNode* n : plan::Nodes(root)) {
     windows_stream |= n->kind == NodeKind::kWindowAssign;
@@ -473,6 +577,8 @@ IncrementalPlan PlanIncremental(const PlanNode& root,
     basic.fallback = w.why;
   } else if (top->kind == NodeKind::kDistinct && !d.why.empty()) {
     basic.fallback = d.why;
+  } else if (nested_found && !nested.fallback.empty()) {
+    basic.fallback = nested.fallback;
   }
   return basic;
 }
@@ -570,7 +676,21 @@ arrow::Result<FlowIncremental> PlanFlowIncremental(const Pipeline& p, const Flow
   if (project->kind == plan::NodeKind::kProject) {
     for (const auto& e : project->exprs) names.push_back(e.OutputName());
   }
-  auto decomposable = [&]() -> arrow::Status {
+  auto decomposable = [&](const plan::PlanNode& block) -> arrow::Status {
+    if (&block != &root) {
+      // A derived table's block (PlanNested): no window, its own names.
+      std::vector<std::string> inner_names;
+      const plan::PlanNode* b = &block;
+      if (b->kind == plan::NodeKind::kSort && !b->inputs.empty()) b = b->input();
+      if (b->kind == plan::NodeKind::kProject) {
+        for (const auto& e : b->exprs) inner_names.push_back(e.OutputName());
+      }
+      auto d = sql::DecomposeAggregation(block.sql, state_name, nullptr, 0, std::nullopt,
+                                         inner_names);
+      if (!d.ok()) return d.status();
+      out.agg = *d;
+      return arrow::Status::OK();
+    }
     auto d = sql::DecomposeAggregation(flow.sql, state_name, nullptr, size_us, panes, names);
     if (!d.ok()) return d.status();
     out.agg = *d;

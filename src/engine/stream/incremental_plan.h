@@ -76,15 +76,28 @@ struct IncrementalPlan {
   std::vector<RowReach> reach;
   int64_t emit_delay_us = 0;                  // kWindowed
   DedupShape dedup;                           // kDedup
+  // kPartialAggregate over an inner join of two streams (no window): `reach`
+  // holds the two sides as kStreamJoin keeps them, and each trigger
+  // aggregates the join's new rows (new(A) x (kept(B) + new(B)) + kept(A) x
+  // new(B)) into the partials.
+  bool join_input = false;
+  // kPartialAggregate whose SELECT block is a derived table of an outer query
+  // (Nexmark q4: an average over per-auction maxima): `inner_block` is that
+  // block (its alias names it in the outer FROM) and `aggregate` its
+  // aggregation. The outer query reads nothing else of a stream; it runs
+  // over the block's whole result whenever that changed (Complete mode) or
+  // once at the end of input (Append). Null: the aggregation is outermost.
+  const plan::PlanNode* inner_block = nullptr;
 };
 
 // `is_stream(name)` tells whether a scanned dataset is a stream in this run
-// (a streaming dataset of the trigger loop). `decomposable` is the SQL
-// frontend's verdict on the aggregation (OK, or NotImplemented naming the
+// (a streaming dataset of the trigger loop). `decomposable(block)` is the SQL
+// frontend's verdict on the aggregation of the SELECT block `block` (the
+// root, or a derived table's block: OK, or NotImplemented naming the
 // aggregate that cannot be decomposed); only asked when the plan aggregates.
-IncrementalPlan PlanIncremental(const plan::PlanNode& root,
-                                const std::function<bool(const std::string&)>& is_stream,
-                                const std::function<arrow::Status()>& decomposable);
+IncrementalPlan PlanIncremental(
+    const plan::PlanNode& root, const std::function<bool(const std::string&)>& is_stream,
+    const std::function<arrow::Status(const plan::PlanNode& block)>& decomposable);
 
 // A flow's incremental plan in its pipeline: streams are the pipeline's
 // streaming datasets; an input written by a flow that is not append-only

@@ -304,7 +304,7 @@ class WindowLocal {
     }
     for (const auto& input : inputs) {
       // A row at t is in the windows whose end lies in (t, t + size].
-      o.reach.push_back({input, col, 0, w.size_us, false, "", "", ""});
+      o.reach.push_back({input, col, 0, w.size_us, false, "", "", "", ""});
     }
     Note(n, std::string("window assignment, only of the windows that close this trigger (") +
                 plan::Name(w.shape) + ")");
@@ -424,7 +424,7 @@ class WindowLocal {
         if (lo_end > hi_end) continue;
         // A raw row at t reaches the windows whose end e has
         // e + lo_end <= t <= e + hi_end.
-        o.reach.push_back({raw.raw_input, ColName(t), -hi_end, -lo_end, false, "", "", ""});
+        o.reach.push_back({raw.raw_input, ColName(t), -hi_end, -lo_end, false, "", "", "", ""});
         out_->emit_delay_us = std::max(out_->emit_delay_us, hi_end);
         o.windowed = true;
         o.window = win.window;
@@ -600,13 +600,19 @@ StreamJoinShape AnalyzeStreamJoin(const PlanNode& root,
       }
     }
   }
-  if (lo && hi && lo_col && hi_col && t && ColName(*lo_col) == ColName(*hi_col) &&
-      side_of(*t) >= 0 && side_of(*lo_col) >= 0 && side_of(*t) != side_of(*lo_col)) {
-    // t.side row needed while t + (-lo) >= W; the other while o + hi >= W.
-    out.reach.push_back({sides[side_of(*t)][0], ColName(*t), 0, -*lo, false, "", "", ""});
-    out.reach.push_back({sides[side_of(*lo_col)][0], ColName(*lo_col), 0, *hi, false, "", "", ""});
+  if (lo && hi && lo_col && hi_col && t && side_of(*t) >= 0 && side_of(*lo_col) >= 0 &&
+      side_of(*t) != side_of(*lo_col) && side_of(*hi_col) == side_of(*lo_col)) {
+    // t BETWEEN a + lo AND b + hi, a and b columns of the other side (often
+    // one column; Nexmark q4: a bid between its auction's start and expiry).
+    // Rows still to come have times >= W, so a row of t's side is needed
+    // while t - lo >= W (a later a >= W), one of the other side while
+    // b + hi >= W (a later t >= W).
+    out.reach.push_back({sides[side_of(*t)][0], ColName(*t), 0, -*lo, false, "", "", "",
+                         ColName(*lo_col)});
+    out.reach.push_back({sides[side_of(*lo_col)][0], ColName(*hi_col), 0, *hi, false, "", "", "",
+                         ColName(*t)});
   } else {
-    for (int s = 0; s < 2; ++s) out.reach.push_back({sides[s][0], "", 0, 0, true, "", "", ""});
+    for (int s = 0; s < 2; ++s) out.reach.push_back({sides[s][0], "", 0, 0, true, "", "", "", ""});
   }
   // The first equi-key between the two scans' own columns (with names as the
   // streams' rows carry them: no projection between).

@@ -55,6 +55,10 @@ struct RowReach {
   // joins nothing, so it need not be kept.
   std::string keep_sql;
   std::string alias;
+  // Stream join with a time bound: the other input's column this reach
+  // relies on (its rows still to come hold values >= W only when it is that
+  // input's watermark column; the run keeps every row otherwise). "" = none.
+  std::string partner_time_column;
 };
 
 struct WindowLocalShape {
