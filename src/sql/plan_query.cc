@@ -186,6 +186,12 @@ arrow::Result<std::string> WithDerivedTablesReplaced(
   return ReplaceDerivedTables(duck_sql, tables);
 }
 
+arrow::Result<std::string> WithCteReplaced(const std::string& sql, const std::string& cte,
+                                           const std::string& table) {
+  ARROW_ASSIGN_OR_RAISE(std::string duck_sql, SparkToDuckDb(sql));
+  return ReplaceCteReferences(duck_sql, cte, table);
+}
+
 arrow::Status CheckPredicate(const std::string& predicate) {
   ARROW_ASSIGN_OR_RAISE(std::string duck, SparkToDuckDb(predicate));
   static const std::string kPrefix = "SELECT 1 FROM t WHERE (";

@@ -146,4 +146,70 @@ arrow::Result<std::string> ReplaceDerivedTables(
   return *out[0];
 }
 
+namespace {
+
+// Every table reference in `j` naming `cte` (lower case) without a schema.
+void CteRefs(Json* j, const std::string& cte, std::vector<Json*>* out) {
+  if (j->is_array()) {
+    for (auto& v : *j) CteRefs(&v, cte, out);
+    return;
+  }
+  if (!j->is_object()) return;
+  if (Str(*j, "type") == "BASE_TABLE" && !j->contains("class") &&
+      Str(*j, "schema_name").empty() && Str(*j, "catalog_name").empty() &&
+      internal::Lower(Str(*j, "table_name")) == cte) {
+    out->push_back(j);
+    return;
+  }
+  for (auto& [k, v] : j->items()) CteRefs(&v, cte, out);
+}
+
+}  // namespace
+
+arrow::Result<std::string> ReplaceCteReferences(std::string_view duck_sql, const std::string& cte,
+                                                const std::string& table) {
+  ARROW_ASSIGN_OR_RAISE(Json statements, internal::ParseSqlToJson(duck_sql));
+  if (statements.size() != 1 || !Field(statements[0], "node")) {
+    return arrow::Status::Invalid("expected one query");
+  }
+  Json stmt = statements[0];
+  Json& node = stmt["node"];
+  const std::string name = internal::Lower(cte);
+  // The CTE's definition (its column aliases), taken out of the query.
+  Json aliases = Json::array();
+  bool defined = false;
+  if (Json* map = node.contains("cte_map") ? &node["cte_map"]["map"] : nullptr;
+      map && map->is_array()) {
+    for (auto it = map->begin(); it != map->end(); ++it) {
+      if (internal::Lower(Str(*it, "key")) != name) continue;
+      if (const Json* v = Field(*it, "value"); v && Field(*v, "aliases")) {
+        aliases = (*v)["aliases"];
+      }
+      map->erase(it);
+      defined = true;
+      break;
+    }
+  }
+  if (!defined) return arrow::Status::NotImplemented("the query defines no CTE ", cte);
+  std::vector<Json*> refs;
+  CteRefs(&node, name, &refs);
+  if (refs.empty()) return arrow::Status::NotImplemented("no FROM reads the CTE ", cte);
+  for (Json* r : refs) {
+    const std::string alias = Str(*r, "alias").empty() ? Str(*r, "table_name") : Str(*r, "alias");
+    (*r)["table_name"] = table;
+    (*r)["alias"] = alias;
+    if (!NonEmptyArray(*r, "column_name_alias") && aliases.is_array() && !aliases.empty()) {
+      (*r)["column_name_alias"] = aliases;
+    }
+  }
+  Json doc;
+  doc["error"] = false;
+  doc["statements"] = Json::array({stmt});
+  ARROW_ASSIGN_OR_RAISE(auto out, internal::RenderSqlJson({JsonText(doc)}));
+  if (out.empty() || !out[0].ok()) {
+    return arrow::Status::UnknownError("the query with its CTE replaced does not render");
+  }
+  return *out[0];
+}
+
 }  // namespace thund::sql

@@ -61,4 +61,11 @@ arrow::Result<std::string> AddWindowEndColumn(std::string_view duck_sql, const s
 arrow::Result<std::string> ReplaceDerivedTables(
     std::string_view duck_sql, const std::vector<std::pair<std::string, std::string>>& tables);
 
+// `duck_sql` with each reference to the outermost query's CTE `cte` read
+// from the table `table` instead, under the name the reference gives it (its
+// alias, else the CTE's name; the CTE's column aliases carried over), and
+// the CTE's definition dropped. NotImplemented when no FROM names it.
+arrow::Result<std::string> ReplaceCteReferences(std::string_view duck_sql, const std::string& cte,
+                                                const std::string& table);
+
 }  // namespace thund::sql

@@ -58,6 +58,9 @@ arrow::Result<std::string> WithWindowEndColumn(const std::string& sql, const std
 // NotImplemented when one is not found.
 arrow::Result<std::string> WithDerivedTablesReplaced(
     const std::string& sql, const std::vector<std::pair<std::string, std::string>>& tables);
+// The same for the references to the query's CTE `cte` (ReplaceCteReferences).
+arrow::Result<std::string> WithCteReplaced(const std::string& sql, const std::string& cte,
+                                           const std::string& table);
 
 // The incremental aggregate operator's SQL for a query whose outermost SELECT
 // is a GROUP BY aggregation of decomposable aggregates (COUNT, SUM, MIN, MAX,

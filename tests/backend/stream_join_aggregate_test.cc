@@ -50,6 +50,15 @@ FROM (
 ) Q
 GROUP BY Q.category;
 
+CREATE STREAMING TABLE q4_cte WITH (mode = '{mode}', output_mode = 'complete',
+  watermark = 'date_time', allowed_lateness = '2 seconds') AS
+WITH closing AS (
+  SELECT A.id, A.category, max(B.price) AS final
+  FROM STREAM(auctions) AS A JOIN STREAM(bids) AS B ON A.id = B.auction
+  WHERE B.date_time BETWEEN A.date_time AND A.expires
+  GROUP BY A.id, A.category)
+SELECT category, avg(final) AS avg FROM closing GROUP BY category;
+
 CREATE STREAMING TABLE in_time WITH (mode = '{mode}', output_mode = 'complete',
   watermark = 'date_time', allowed_lateness = '2 seconds') AS
 SELECT A.category, count(*) AS bids, sum(B.price) AS total
@@ -69,7 +78,8 @@ FROM (SELECT seller, count(*) AS n FROM STREAM(auctions) GROUP BY seller) AS s
 WHERE n > 1;
 )sql";
 
-const std::vector<std::string> kFlows = {"q4", "in_time", "per_category", "busy_sellers"};
+const std::vector<std::string> kFlows = {"q4", "q4_cte", "in_time", "per_category",
+                                         "busy_sellers"};
 
 class StreamJoinAggregateTest : public BatchFixture {
  protected:
@@ -141,6 +151,7 @@ TEST_F(StreamJoinAggregateTest, EqualsRecomputeAndTheBatchQuery) {
   ASSERT_TRUE(q4);
   EXPECT_GT(q4->num_rows(), 1);
   EXPECT_TRUE(TablesEqualUnordered(*q4, *Read(inc, "q4"), false));
+  EXPECT_TRUE(TablesEqualUnordered(*q4, *Read(inc, "q4_cte"), false));
   auto in_time = Oracle("SELECT A.category, count(*) AS bids, sum(B.price) AS total FROM " + au +
                         " A, " + bi + " B WHERE A.id = B.auction AND B.date_time BETWEEN "
                         "A.date_time AND A.expires GROUP BY A.category");
@@ -201,6 +212,19 @@ TEST_F(StreamJoinAggregateTest, TheTimeBoundEvictsEndedAuctionsAndOldBids) {
       << q4_plan;
   EXPECT_NE(q4_plan.find("pre-aggregates each trigger's new joined rows"), std::string::npos)
       << q4_plan;
+  // FROM a, b WHERE a.id = b.auction: the WHERE's equality keys the sides
+  // as an ON would (used when they are kept without a bound).
+  {
+    const Flow* f = p.FindFlow("q4");
+    auto root = sql::PlanQuery(f->sql);
+    ASSERT_TRUE(root.ok());
+    auto planned = engine::stream::PlanFlowIncremental(p, *f, **root, "__s");
+    ASSERT_TRUE(planned.ok());
+    ASSERT_EQ(planned->plan.reach.size(), 2u);
+    for (const auto& r : planned->plan.reach) {
+      EXPECT_EQ(r.join_key, r.input == "auctions" ? "id" : "auction") << r.input;
+    }
+  }
   const std::string per_plan = Explain(p, "per_category");
   EXPECT_NE(per_plan.find("hashed by"), std::string::npos) << per_plan;
   EXPECT_EQ(per_plan.find("outer query"), std::string::npos) << per_plan;

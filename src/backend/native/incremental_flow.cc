@@ -1511,7 +1511,10 @@ arrow::Result<std::shared_ptr<IncrementalFlow>> MakeIncrementalFlow(
                   "update mode";
       return nullptr;
     }
-    auto outer = sql::WithDerivedTablesReplaced(flow.sql, {{inc->plan.inner_block->sql, kInner}});
+    const plan::PlanNode& block = *inc->plan.inner_block;
+    auto outer = block.cte.empty()
+                     ? sql::WithDerivedTablesReplaced(flow.sql, {{block.sql, kInner}})
+                     : sql::WithCteReplaced(flow.sql, block.cte, kInner);
     if (!outer.ok()) {
       *fallback = "the aggregation under the outer query is not a derived table thund can "
                   "read from its state (" + outer.status().message() + ")";

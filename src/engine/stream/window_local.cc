@@ -615,9 +615,17 @@ StreamJoinShape AnalyzeStreamJoin(const PlanNode& root,
     for (int s = 0; s < 2; ++s) out.reach.push_back({sides[s][0], "", 0, 0, true, "", "", "", ""});
   }
   // The first equi-key between the two scans' own columns (with names as the
-  // streams' rows carry them: no projection between).
+  // streams' rows carry them: no projection between): of the ON condition,
+  // else an equality of the WHERE right above (FROM a, b WHERE a.k = b.k).
   if (n->inputs[0]->kind == NodeKind::kScan && n->inputs[1]->kind == NodeKind::kScan) {
-    for (const auto& [a, b] : n->join.equi_keys) {
+    std::vector<std::pair<Expr, Expr>> keys = n->join.equi_keys;
+    for (const Expr* c : local) {
+      if (c->kind == ExprKind::kOperator && c->name == "=" && c->args.size() == 2 &&
+          c->args[0].kind == ExprKind::kColumn && c->args[1].kind == ExprKind::kColumn) {
+        keys.emplace_back(c->args[0], c->args[1]);
+      }
+    }
+    for (const auto& [a, b] : keys) {
       const int sa = side_of(a), sb = side_of(b);
       if (sa < 0 || sb < 0 || sa == sb) continue;
       for (auto& r : out.reach) {
