@@ -689,6 +689,11 @@ arrow::Status Stepper::PartialAggregate() {
       break;
     }
   }
+  // The touched flags are this trigger's alone: kept, the groups touched the
+  // trigger before would change again, and the checkpoint would write them.
+  if (const int t = open->schema()->GetFieldIndex("__touched"); t >= 0) {
+    ARROW_ASSIGN_OR_RAISE(open, open->RemoveColumn(t));
+  }
   // The merger keeps the open groups hashed for the next trigger.
   if (inc_.merger) inc_.merger->Keep(left_known ? merged : nullptr, left, open);
   inc_.partials = open;

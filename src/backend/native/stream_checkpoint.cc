@@ -78,6 +78,12 @@ arrow::Result<CheckpointSettings> ReadCheckpointSettings(
                                   back_off, "' is not true or false");
   }
   s.image.back_off_by_time = back_off != "false";
+  const std::string positional = Config(p, "thund.checkpoint.positional");
+  if (!positional.empty() && positional != "true" && positional != "false") {
+    return arrow::Status::Invalid("configuration thund.checkpoint.positional = '", positional,
+                                  "' is not true or false");
+  }
+  s.image.positional = positional != "false";
   return s;
 }
 

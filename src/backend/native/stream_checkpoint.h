@@ -31,7 +31,9 @@
 // (triggers per epoch, default 1; the last trigger always commits) and
 // `thund.checkpoint.incremental` (false: a full state image every epoch) and
 // `thund.checkpoint.back_off_by_time` (false: the images' time back-off is off,
-// so what an epoch writes does not depend on timing).
+// so what an epoch writes does not depend on timing) and
+// `thund.checkpoint.positional` (false: an image's change is always found by
+// matching sorted row hashes, never place by place; state_image.h).
 #pragma once
 
 #include <deque>

@@ -110,12 +110,21 @@ void Match(const std::vector<RowHash>& hashes, const std::vector<uint32_t>& orde
   std::sort(unmatched_rows->begin(), unmatched_rows->end());
 }
 
-std::vector<RowHash> InOrder(const std::vector<RowHash>& hashes,
-                             const std::vector<uint32_t>& order) {
-  std::vector<RowHash> out;
-  out.reserve(order.size());
-  for (uint32_t i : order) out.push_back(hashes[i]);
-  return out;
+// The change from the rows of `old` (hashes in row order) to those of
+// `hashes` place by place: each place whose row differs removes the old row
+// and adds the new one (in row order), and the longer table's tail is added
+// or removed. Always a true change between the two multisets; the least one
+// when rows kept their places.
+void ByPosition(const std::vector<RowHash>& hashes, const std::vector<RowHash>& old,
+                std::vector<int64_t>* added, std::vector<RowHash>* removed) {
+  const size_t common = std::min(hashes.size(), old.size());
+  for (size_t i = 0; i < common; ++i) {
+    if (hashes[i] == old[i]) continue;
+    added->push_back(static_cast<int64_t>(i));
+    removed->push_back(old[i]);
+  }
+  for (size_t i = common; i < hashes.size(); ++i) added->push_back(static_cast<int64_t>(i));
+  for (size_t i = common; i < old.size(); ++i) removed->push_back(old[i]);
 }
 
 }  // namespace
@@ -126,8 +135,7 @@ void TableImage::Reset() {
   last_.reset();
   last_chunks_.clear();
   last_rows_ = 0;
-  sorted_.clear();
-  pending_.clear();
+  hashes_.clear();
   hashed_ = false;
   schema_.reset();
   base_rows_ = delta_rows_ = 0;
@@ -163,20 +171,8 @@ void TableImage::Remember(const std::shared_ptr<arrow::Table>& table) {
 
 arrow::Status TableImage::MergeHashes(const arrow::Table& rows) {
   ARROW_ASSIGN_OR_RAISE(auto hashes, HashRows(rows));
-  pending_.insert(pending_.end(), hashes.begin(), hashes.end());
+  hashes_.insert(hashes_.end(), hashes.begin(), hashes.end());
   return arrow::Status::OK();
-}
-
-void TableImage::SortPending() {
-  if (pending_.empty()) return;
-  std::sort(pending_.begin(), pending_.end());
-  std::vector<RowHash> merged;
-  merged.reserve(sorted_.size() + pending_.size());
-  std::merge(sorted_.begin(), sorted_.end(), pending_.begin(), pending_.end(),
-             std::back_inserter(merged));
-  sorted_ = std::move(merged);
-  pending_.clear();
-  pending_.shrink_to_fit();
 }
 
 arrow::Status TableImage::WriteAdded(EpochStore& store, int64_t epoch, const std::string& name,
@@ -273,19 +269,31 @@ arrow::Result<Json> TableImage::Checkpoint(EpochStore& store, int64_t epoch,
     return arrow::Status::NotImplemented("a state table of more than 2^32 rows");
   }
   std::vector<RowHash> hashes;
-  std::vector<uint32_t> order;
   const auto hash_start = std::chrono::steady_clock::now();
   if (hashable) {
     ARROW_ASSIGN_OR_RAISE(hashes, HashRows(*table));
-    order = SortedOrder(hashes);
   }
   bool base = !hashable || !hashed_ || ref_.is_null() || !schema_ ||
               !schema_->Equals(*table->schema()) || deltas_ >= options.max_deltas;
   std::vector<int64_t> added;
   std::vector<RowHash> removed;
   if (!base) {
-    SortPending();
-    Match(hashes, order, sorted_, &added, &removed);
+    const double budget =
+        options.compact_ratio * static_cast<double>(std::max<int64_t>(base_rows_, 1024)) -
+        static_cast<double>(delta_rows_);
+    // Row by row against the last table first: a table whose rows keep their
+    // places (an aggregate's merged state: changed groups where they were,
+    // new ones after) needs no sort. When that change would not fit in the
+    // delta budget (rows moved: a join side after an eviction), the two
+    // multisets are matched in hash order instead, the least change.
+    if (options.positional) ByPosition(hashes, hashes_, &added, &removed);
+    if (!options.positional || static_cast<double>(added.size() + removed.size()) > budget) {
+      added.clear();
+      removed.clear();
+      std::vector<RowHash> old = hashes_;
+      std::sort(old.begin(), old.end());
+      Match(hashes, SortedOrder(hashes), old, &added, &removed);
+    }
     const int64_t change = static_cast<int64_t>(added.size() + removed.size());
     base = static_cast<double>(delta_rows_ + change) >
            options.compact_ratio * static_cast<double>(std::max<int64_t>(base_rows_, 1024));
@@ -329,8 +337,7 @@ arrow::Result<Json> TableImage::Checkpoint(EpochStore& store, int64_t epoch,
   }
   ref_["rows"] = table->num_rows();
   hashed_ = hashable;
-  sorted_ = hashable ? InOrder(hashes, order) : std::vector<RowHash>();
-  pending_.clear();
+  hashes_ = hashable ? std::move(hashes) : std::vector<RowHash>();
   Remember(table);
   files->insert(files->end(), files_.begin(), files_.end());
   return ref_;
@@ -404,12 +411,10 @@ arrow::Result<std::shared_ptr<arrow::Table>> TableImage::Restore(const EpochStor
     if (keep.size() != hashes.size()) {
       ARROW_ASSIGN_OR_RAISE(out, TakeRows(all, keep));
     }
-    std::vector<RowHash> kept_hashes;
-    kept_hashes.reserve(keep.size());
-    for (int64_t i : keep) kept_hashes.push_back(hashes[static_cast<size_t>(i)]);
-    std::sort(kept_hashes.begin(), kept_hashes.end());
-    sorted_ = std::move(kept_hashes);
-    pending_.clear();
+    // In the kept rows' order (the table restored).
+    hashes_.clear();
+    hashes_.reserve(keep.size());
+    for (int64_t i : keep) hashes_.push_back(hashes[static_cast<size_t>(i)]);
   }
   if (out->num_rows() != want_rows) {
     return arrow::Status::IOError("state image has ", out->num_rows(), " rows, its manifest ",

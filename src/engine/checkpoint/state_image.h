@@ -35,6 +35,9 @@ namespace thund::engine::checkpoint {
 
 struct ImageOptions {
   bool incremental = true;
+  // Find the change place by place first (rows that kept their places cost
+  // no sort); off: always match the multisets in hash order (the plain twin).
+  bool positional = true;
   int max_deltas = 16;
   double compact_ratio = 0.5;
   // Back off to full images when finding the change (hashing) took longer
@@ -74,11 +77,9 @@ class TableImage {
   // chunks, the same objects, first in every column), or -1.
   int64_t AppendedTo(const arrow::Table& table) const;
   void Remember(const std::shared_ptr<arrow::Table>& table);
-  // Adds the hashes of `rows` (new rows of the image) to `pending_`: an
-  // append costs its own rows, not the image's.
+  // Adds the hashes of `rows` (appended to the image's rows) to `hashes_`:
+  // an append costs its own rows, not the image's.
   arrow::Status MergeHashes(const arrow::Table& rows);
-  // `sorted_` with `pending_` merged in (before a checkpoint compares).
-  void SortPending();
   // Writes `rows` as the added rows of a new delta of epoch `epoch`.
   arrow::Status WriteAdded(EpochStore& store, int64_t epoch, const std::string& name,
                            const std::shared_ptr<arrow::Table>& rows, nlohmann::json* delta,
@@ -91,12 +92,11 @@ class TableImage {
   // them go), and its rows.
   std::vector<std::vector<std::weak_ptr<arrow::Array>>> last_chunks_;
   int64_t last_rows_ = 0;
-  // The hashes of the image's rows, sorted (a multiset): each checkpoint
-  // merges them with the new table's sorted hashes, which needs no hash
-  // table and allocates two flat arrays.
-  std::vector<RowHash> sorted_;
-  std::vector<RowHash> pending_;   // appended rows' hashes, not yet in sorted_
-  bool hashed_ = false;            // sorted_ + pending_ describe the image
+  // The hashes of the image's rows in the order of the table last
+  // checkpointed: the next checkpoint compares the new table's hashes with
+  // them place by place, or sorts both and merges (no hash table either way).
+  std::vector<RowHash> hashes_;
+  bool hashed_ = false;            // hashes_ describe the image
   std::shared_ptr<arrow::Schema> schema_;
   int64_t base_rows_ = 0, delta_rows_ = 0;
   int deltas_ = 0;
