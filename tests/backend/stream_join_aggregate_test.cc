@@ -17,6 +17,7 @@
 
 #include "batch_fixture.h"
 #include "event_rows.h"
+#include "stream_test_helpers.h"
 #include "engine/duckdb/sql_quote.h"
 #include "engine/stream/incremental_plan.h"
 #include "sql/sql_analysis.h"
@@ -96,31 +97,8 @@ class StreamJoinAggregateTest : public BatchFixture {
     for (size_t at; (at = sql.find("{mode}")) != std::string::npos;) sql.replace(at, 6, mode);
     return sql;
   }
-  std::string Rows(const std::string& storage, const std::string& dataset) {
-    return "read_parquet(" + QuoteString(storage + "/" + dataset + "/current/*.parquet") + ")";
-  }
   std::shared_ptr<arrow::Table> Read(const std::string& storage, const std::string& dataset) {
-    return Oracle("SELECT * FROM " + Rows(storage, dataset));
-  }
-  std::string Explain(const Pipeline& p, const std::string& flow) {
-    const Flow* f = p.FindFlow(flow);
-    if (!f) return "no flow " + flow;
-    auto root = sql::PlanQuery(f->sql);
-    if (!root.ok()) return root.status().ToString();
-    auto planned = engine::stream::PlanFlowIncremental(p, *f, **root, "__s");
-    if (!planned.ok()) return planned.status().ToString();
-    return engine::stream::DescribeIncremental(planned->plan);
-  }
-  int64_t MaxStateRows(const std::string& flow) {
-    int64_t n = -1;
-    const std::regex state("state ([0-9]+) rows");
-    for (const auto& e : events_) {
-      std::smatch m;
-      if (e.flow == flow && std::regex_search(e.message, m, state)) {
-        n = std::max<int64_t>(n, std::stoll(m[1]));
-      }
-    }
-    return n;
+    return Oracle("SELECT * FROM " + StoredRows(storage, dataset));
   }
 };
 
@@ -143,7 +121,7 @@ TEST_F(StreamJoinAggregateTest, EqualsRecomputeAndTheBatchQuery) {
     EXPECT_TRUE(TablesEqualUnordered(*y, *x, /*check_types=*/false));
   }
   // The batch queries over every stored input row, by an independent DuckDB.
-  const std::string au = Rows(inc, "auctions"), bi = Rows(inc, "bids");
+  const std::string au = StoredRows(inc, "auctions"), bi = StoredRows(inc, "bids");
   auto q4 = Oracle("SELECT category, avg(final) AS avg FROM (SELECT max(B.price) AS final, "
                    "A.category FROM " + au + " A, " + bi + " B WHERE A.id = B.auction AND "
                    "B.date_time BETWEEN A.date_time AND A.expires GROUP BY A.id, A.category) "
@@ -192,11 +170,11 @@ TEST_F(StreamJoinAggregateTest, TheTimeBoundEvictsEndedAuctionsAndOldBids) {
   // q4 keeps the auctions not yet expired and the bids a later auction can
   // still start before; per_category (no time bound) keeps every row of both
   // sides but its prefilter's (price > 1000), and the partials.
-  const int64_t q4 = MaxStateRows("q4"), per = MaxStateRows("per_category");
+  const int64_t q4 = MaxStateRows(events_, "q4"), per = MaxStateRows(events_, "per_category");
   ASSERT_GT(q4, 0);
   ASSERT_GT(per, 0);
-  auto kept = Oracle("SELECT (SELECT count(*) FROM " + Rows(Path("bounded"), "auctions") +
-                     ") + (SELECT count(*) FROM " + Rows(Path("bounded"), "bids") +
+  auto kept = Oracle("SELECT (SELECT count(*) FROM " + StoredRows(Path("bounded"), "auctions") +
+                     ") + (SELECT count(*) FROM " + StoredRows(Path("bounded"), "bids") +
                      " WHERE price > 1000) AS n");
   ASSERT_TRUE(kept);
   const int64_t all = std::stoll(kept->column(0)->GetScalar(0).ValueOrDie()->ToString());
@@ -204,7 +182,7 @@ TEST_F(StreamJoinAggregateTest, TheTimeBoundEvictsEndedAuctionsAndOldBids) {
   EXPECT_LT(q4, per / 2);
   // The plan says how long each side's rows are kept, and what runs where.
   const Pipeline p = ParsePipeline(With(kNexmark, "incremental"));
-  const std::string q4_plan = Explain(p, "q4");
+  const std::string q4_plan = ExplainIncremental(p, "q4");
   EXPECT_NE(q4_plan.find("outer query"), std::string::npos) << q4_plan;
   EXPECT_NE(q4_plan.find("bids: rows while date_time + 0 ms >= W"), std::string::npos)
       << q4_plan;
@@ -225,7 +203,7 @@ TEST_F(StreamJoinAggregateTest, TheTimeBoundEvictsEndedAuctionsAndOldBids) {
       EXPECT_EQ(r.join_key, r.input == "auctions" ? "id" : "auction") << r.input;
     }
   }
-  const std::string per_plan = Explain(p, "per_category");
+  const std::string per_plan = ExplainIncremental(p, "per_category");
   EXPECT_NE(per_plan.find("hashed by"), std::string::npos) << per_plan;
   EXPECT_EQ(per_plan.find("outer query"), std::string::npos) << per_plan;
 }
@@ -244,11 +222,11 @@ GROUP BY x.k;
 )sql";
   const Pipeline p = ParsePipeline(sql);
   // Planned, but the update mode is refused at run time (below).
-  EXPECT_NE(Explain(p, "upd").find("outer query"), std::string::npos);
-  const std::string med = Explain(p, "med");
+  EXPECT_NE(ExplainIncremental(p, "upd").find("outer query"), std::string::npos);
+  const std::string med = ExplainIncremental(p, "med");
   EXPECT_NE(med.find("falls back to Recompute"), std::string::npos) << med;
   EXPECT_NE(med.find("median"), std::string::npos) << med;
-  const std::string dj = Explain(p, "distinct_join");
+  const std::string dj = ExplainIncremental(p, "distinct_join");
   EXPECT_NE(dj.find("falls back to Recompute"), std::string::npos) << dj;
   EXPECT_NE(dj.find("keeps rows"), std::string::npos) << dj;
 
@@ -311,7 +289,7 @@ WHERE s > 20 OR s IS NULL;
   {
     const Pipeline p = ParsePipeline(With(kSql, "incremental"));
     for (const auto& flow : flows) {
-      EXPECT_EQ(Explain(p, flow).find("falls back"), std::string::npos) << Explain(p, flow);
+      EXPECT_EQ(ExplainIncremental(p, flow).find("falls back"), std::string::npos) << ExplainIncremental(p, flow);
     }
   }
   int compared = 0;

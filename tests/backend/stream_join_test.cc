@@ -17,6 +17,7 @@
 
 #include "batch_fixture.h"
 #include "event_rows.h"
+#include "stream_test_helpers.h"
 #include "engine/duckdb/sql_quote.h"
 #include "engine/stream/incremental_plan.h"
 #include "sql/sql_analysis.h"
@@ -97,31 +98,6 @@ class StreamJoinTest : public BatchFixture {
     return Oracle("SELECT * FROM read_parquet(" +
                   QuoteString(storage + "/" + dataset + "/current/*.parquet") + ")");
   }
-  std::string Rows(const std::string& storage, const std::string& dataset) {
-    return "read_parquet(" + QuoteString(storage + "/" + dataset + "/current/*.parquet") + ")";
-  }
-  // What `thund explain` prints as the flow's incremental operators.
-  std::string ExplainIncremental(const Pipeline& p, const std::string& flow) {
-    const Flow* f = p.FindFlow(flow);
-    if (!f) return "no flow " + flow;
-    auto root = sql::PlanQuery(f->sql);
-    if (!root.ok()) return root.status().ToString();
-    auto planned = engine::stream::PlanFlowIncremental(p, *f, **root, "__s");
-    if (!planned.ok()) return planned.status().ToString();
-    return engine::stream::DescribeIncremental(planned->plan);
-  }
-  // The largest state a flow's trigger events reported.
-  int64_t MaxStateRows(const std::string& flow) {
-    int64_t n = -1;
-    const std::regex state("state ([0-9]+) rows");
-    for (const auto& e : events_) {
-      std::smatch m;
-      if (e.flow == flow && std::regex_search(e.message, m, state)) {
-        n = std::max<int64_t>(n, std::stoll(m[1]));
-      }
-    }
-    return n;
-  }
 };
 
 TEST_F(StreamJoinTest, EveryOperatorEqualsRecomputeAndTheBatchQuery) {
@@ -147,7 +123,7 @@ TEST_F(StreamJoinTest, EveryOperatorEqualsRecomputeAndTheBatchQuery) {
     }
   }
   // The batch queries, over every row of the inputs.
-  const std::string l = Rows(inc, "l"), r = Rows(inc, "r");
+  const std::string l = StoredRows(inc, "l"), r = StoredRows(inc, "r");
   auto first = Oracle("SELECT key, seq FROM (SELECT *, row_number() OVER (PARTITION BY key "
                       "ORDER BY event_time) AS rn FROM " + l + ") WHERE rn = 1");
   EXPECT_TRUE(TablesEqualUnordered(*first, *Read(inc, "first_per_key"), false));
@@ -155,7 +131,7 @@ TEST_F(StreamJoinTest, EveryOperatorEqualsRecomputeAndTheBatchQuery) {
                     "ORDER BY value DESC, seq) AS rn FROM (SELECT *, time_bucket(INTERVAL 10 "
                     "SECONDS, event_time::TIMESTAMP) AS ws FROM " + l + ")) WHERE rn <= 3");
   auto top_out = Oracle("SELECT ws::TIMESTAMP AS ws, key, value FROM " +
-                        Rows(inc, "top_per_window"));
+                        StoredRows(inc, "top_per_window"));
   EXPECT_TRUE(TablesEqualUnordered(*top, *top_out, false));
   auto interval = Oracle(
       "SELECT a.seq AS lseq, b.seq AS rseq, a.key FROM " + l + " AS a JOIN " + r + " AS b ON "
@@ -289,7 +265,7 @@ TEST_F(StreamJoinTest, TimeBoundsAndStateTtlBoundTheKeptRows) {
   ASSERT_EQ(RunAt("incremental", Path("bounded")).status, RunPhase::kCompleted);
   // The interval join keeps a few seconds of each side; the unbounded join
   // keeps every row (4,500 at the end, less what the last trigger cleared).
-  const int64_t interval = MaxStateRows("interval_join"), equi = MaxStateRows("equi_join");
+  const int64_t interval = MaxStateRows(events_, "interval_join"), equi = MaxStateRows(events_, "equi_join");
   ASSERT_GT(interval, 0);
   EXPECT_LT(interval, 1500);
   EXPECT_GT(equi, 3500);
@@ -305,13 +281,13 @@ TEST_F(StreamJoinTest, TimeBoundsAndStateTtlBoundTheKeptRows) {
   o.storage_root = Path("ttl");
   RunSummary s = Run(ParsePipeline(sql), o);
   ASSERT_EQ(s.status, RunPhase::kCompleted) << s.ToString();
-  const int64_t ttl = MaxStateRows("ttl_join");
+  const int64_t ttl = MaxStateRows(events_, "ttl_join");
   ASSERT_GT(ttl, 0);
   EXPECT_LT(ttl, 2000);
   // What it joined is a subset of the full join: pairs within the TTL.
   auto missing = Oracle("SELECT count(*) AS n FROM (SELECT * FROM " +
-                        Rows(Path("ttl"), "ttl_join") +
-                        " EXCEPT ALL SELECT * FROM " + Rows(Path("bounded"), "equi_join") + ")");
+                        StoredRows(Path("ttl"), "ttl_join") +
+                        " EXCEPT ALL SELECT * FROM " + StoredRows(Path("bounded"), "equi_join") + ")");
   ASSERT_TRUE(missing);
   EXPECT_EQ(missing->column(0)->GetScalar(0).ValueOrDie()->ToString(), "0");
 }
@@ -397,7 +373,7 @@ TEST_F(StreamJoinTest, TheJoinsExampleEqualsRecomputeAndTheBatchQuery) {
   }
   auto first = Oracle("SELECT bidder, auction, price, date_time FROM (SELECT *, row_number() "
                       "OVER (PARTITION BY bidder ORDER BY date_time) AS rn FROM " +
-                      Rows(roots["incremental"], "bids") + ") WHERE rn = 1");
+                      StoredRows(roots["incremental"], "bids") + ") WHERE rn = 1");
   EXPECT_TRUE(TablesEqualUnordered(*first, *Read(roots["incremental"], "first_bids"), false));
 }
 

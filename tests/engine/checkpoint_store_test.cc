@@ -79,6 +79,26 @@ class CheckpointStoreTest : public ::testing::Test {
   TempDir dir_;
 };
 
+// Checkpoints `table` as epoch `epoch` of `store` through `image`, commits
+// it, and restores it from what is on disk, as recovery does; adds the bytes
+// the checkpoint wrote to `*bytes`.
+arrow::Result<std::shared_ptr<arrow::Table>> CheckpointAndRestore(
+    EpochStore& store, TableImage& image, const ImageOptions& options, int64_t epoch,
+    const std::shared_ptr<arrow::Table>& table, int64_t* bytes) {
+  EpochManifest m;
+  m.epoch = epoch;
+  ARROW_RETURN_NOT_OK(store.Begin(epoch));
+  ImageWrite w;
+  ARROW_ASSIGN_OR_RAISE(auto ref, image.Checkpoint(store, epoch, "t", table, options, &m.files,
+                                                   &w));
+  *bytes += w.bytes_written;
+  m.body["t"] = ref;
+  ARROW_RETURN_NOT_OK(store.Commit(&m));
+  ARROW_ASSIGN_OR_RAISE(auto read, store.ReadManifest(epoch));
+  TableImage fresh;
+  return fresh.Restore(store, read, read.body.at("t"));
+}
+
 // Over 40 epochs of random change, an incremental image restores to the
 // table of every epoch — as the full-image twin does — and writes less.
 TEST_F(CheckpointStoreTest, IncrementalImagesRestoreTheTableOfEveryEpochAsFullImagesDo) {
@@ -96,23 +116,10 @@ TEST_F(CheckpointStoreTest, IncrementalImagesRestoreTheTableOfEveryEpochAsFullIm
     for (int64_t epoch = 1; epoch <= 40; ++epoch) {
       if (epoch > 1) table = Evolve(rng, table, 40, 60);
       for (auto* s : {&inc_store, &full_store}) {
-        EpochManifest m;
-        m.epoch = epoch;
-        ASSERT_TRUE(s->Begin(epoch).ok());
-        ImageWrite w;
         const bool is_inc = s == &inc_store;
-        auto ref = (is_inc ? inc : full)
-                       .Checkpoint(*s, epoch, "t", table, is_inc ? inc_options : full_options,
-                                   &m.files, &w);
-        ASSERT_TRUE(ref.ok()) << ref.status().ToString();
-        (is_inc ? inc_bytes : full_bytes) += w.bytes_written;
-        m.body["t"] = *ref;
-        ASSERT_TRUE(s->Commit(&m).ok());
-        // Restore from what is on disk, as recovery does.
-        auto read = s->ReadManifest(epoch);
-        ASSERT_TRUE(read.ok()) << read.status().ToString();
-        TableImage fresh;
-        auto restored = fresh.Restore(*s, *read, read->body.at("t"));
+        auto restored = CheckpointAndRestore(*s, is_inc ? inc : full,
+                                             is_inc ? inc_options : full_options, epoch, table,
+                                             is_inc ? &inc_bytes : &full_bytes);
         ASSERT_TRUE(restored.ok()) << restored.status().ToString();
         ASSERT_TRUE(TablesEqualUnordered(*table, **restored, /*check_types=*/true))
             << "epoch " << epoch << (is_inc ? " incremental" : " full");
@@ -159,21 +166,9 @@ TEST_F(CheckpointStoreTest, ChangeFoundPlaceByPlaceRestoresAsTheMatchedTwin) {
       }
       for (auto* s : {&on_store, &off_store}) {
         const bool is_on = s == &on_store;
-        EpochManifest m;
-        m.epoch = epoch;
-        ASSERT_TRUE(s->Begin(epoch).ok());
-        ImageWrite w;
-        auto ref = (is_on ? on : off)
-                       .Checkpoint(*s, epoch, "t", table, is_on ? on_options : off_options,
-                                   &m.files, &w);
-        ASSERT_TRUE(ref.ok()) << ref.status().ToString();
-        (is_on ? on_bytes : off_bytes) += w.bytes_written;
-        m.body["t"] = *ref;
-        ASSERT_TRUE(s->Commit(&m).ok());
-        auto read = s->ReadManifest(epoch);
-        ASSERT_TRUE(read.ok()) << read.status().ToString();
-        TableImage fresh;
-        auto restored = fresh.Restore(*s, *read, read->body.at("t"));
+        auto restored = CheckpointAndRestore(*s, is_on ? on : off,
+                                             is_on ? on_options : off_options, epoch, table,
+                                             is_on ? &on_bytes : &off_bytes);
         ASSERT_TRUE(restored.ok()) << restored.status().ToString();
         ASSERT_TRUE(TablesEqualUnordered(*table, **restored, /*check_types=*/true))
             << "epoch " << epoch << (is_on ? " place by place" : " matched");
