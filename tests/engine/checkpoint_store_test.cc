@@ -131,14 +131,16 @@ TEST_F(CheckpointStoreTest, IncrementalImagesRestoreTheTableOfEveryEpochAsFullIm
 
 // `t` with about one row in `one_in` given new values in place (a merged
 // aggregate's changed groups) and `added` new rows after them.
+// `changed` (may be null) gets the places given new values.
 std::shared_ptr<arrow::Table> UpdateInPlace(std::mt19937_64& rng,
                                             const std::shared_ptr<arrow::Table>& t, int one_in,
-                                            int64_t added) {
+                                            int64_t added, std::vector<int64_t>* changed = nullptr) {
   std::vector<std::shared_ptr<arrow::Table>> parts;
   auto combined = *t->CombineChunks();
   for (int64_t i = 0; i < combined->num_rows(); ++i) {
-    parts.push_back(rng() % static_cast<uint64_t>(one_in) != 0 ? combined->Slice(i, 1)
-                                                                : MakeRows(rng, 1, 0));
+    const bool change = rng() % static_cast<uint64_t>(one_in) == 0;
+    parts.push_back(change ? MakeRows(rng, 1, 0) : combined->Slice(i, 1));
+    if (change && changed) changed->push_back(i);
   }
   parts.push_back(MakeRows(rng, added, 0));
   return *(*arrow::ConcatenateTables(parts))->CombineChunks();
@@ -175,6 +177,58 @@ TEST_F(CheckpointStoreTest, ChangeFoundPlaceByPlaceRestoresAsTheMatchedTwin) {
       }
     }
     EXPECT_LE(on_bytes, off_bytes + off_bytes / 10) << "on " << on_bytes << " off " << off_bytes;
+  }
+}
+
+// A writer's hint of the places that changed (PlaceHint): the checkpoint
+// hashes only those rows, and every epoch restores to its table, as the
+// image without hints does (in-place change, appends, and epochs without a
+// hint between them).
+TEST_F(CheckpointStoreTest, AHintOfThePlacesChangedRestoresAsWithoutIt) {
+  for (uint64_t seed : {21u, 22u}) {
+    SCOPED_TRACE(seed);
+    std::mt19937_64 rng(seed);
+    EpochStore hinted_store(fs_, dir_.File("hint-" + std::to_string(seed)));
+    EpochStore plain_store(fs_, dir_.File("nohint-" + std::to_string(seed)));
+    TableImage hinted, plain;
+    ImageOptions options;
+    options.back_off_by_time = false;
+    int64_t hinted_bytes = 0, plain_bytes = 0;
+    auto table = MakeRows(rng, 3000, 0);
+    std::shared_ptr<arrow::Table> last;
+    for (int64_t epoch = 1; epoch <= 30; ++epoch) {
+      PlaceHint hint;
+      bool give = false;
+      if (epoch > 1) {
+        hint.since = last;
+        table = UpdateInPlace(rng, table, 50, 20, &hint.changed);
+        give = rng() % 5 != 0;  // now and then no hint: the image hashes everything
+      }
+      for (auto* s : {&hinted_store, &plain_store}) {
+        const bool with = s == &hinted_store;
+        EpochManifest m;
+        m.epoch = epoch;
+        ASSERT_TRUE(s->Begin(epoch).ok());
+        ImageWrite w;
+        auto ref = (with ? hinted : plain)
+                       .Checkpoint(*s, epoch, "t", table, options, &m.files, &w,
+                                   with && give ? &hint : nullptr);
+        ASSERT_TRUE(ref.ok()) << ref.status().ToString();
+        (with ? hinted_bytes : plain_bytes) += w.bytes_written;
+        m.body["t"] = *ref;
+        ASSERT_TRUE(s->Commit(&m).ok());
+        auto read = s->ReadManifest(epoch);
+        ASSERT_TRUE(read.ok()) << read.status().ToString();
+        TableImage fresh;
+        auto restored = fresh.Restore(*s, *read, read->body.at("t"));
+        ASSERT_TRUE(restored.ok()) << restored.status().ToString();
+        ASSERT_TRUE(TablesEqualUnordered(*table, **restored, /*check_types=*/true))
+            << "epoch " << epoch << (with ? " hinted" : " plain");
+      }
+      last = table;
+    }
+    // The same change is found either way: the same rows written.
+    EXPECT_EQ(hinted_bytes, plain_bytes);
   }
 }
 

@@ -329,6 +329,9 @@ class Stepper {
   std::map<std::string, std::shared_ptr<arrow::Table>> fresh_;  // per input, late rows dropped
   int64_t fresh_rows_ = 0;
   int64_t w_prev_ = kNoWatermark, w_now_ = kNoWatermark;
+  // The last Merge kept the state's groups in their places (the C++ merge:
+  // the state's rows in order, then the new groups).
+  bool merged_in_place_ = false;
 };
 
 arrow::Status Stepper::TakeInputs() {
@@ -501,7 +504,10 @@ arrow::Result<std::shared_ptr<arrow::Table>> Stepper::Merge(
     }
     if (inc_.merger) {
       auto merged = inc_.merger->Merge(inc_.partials, partial);
-      if (merged.ok()) return merged;
+      if (merged.ok()) {
+        merged_in_place_ = true;
+        return merged;
+      }
       if (!merged.status().IsNotImplemented()) return FlowError(flow_, merged.status());
     }
     // A type outside the fast path: the SQL merge below.
@@ -687,6 +693,26 @@ arrow::Status Stepper::PartialAggregate() {
       }
       ARROW_RETURN_NOT_OK(Replace(rows));
       break;
+    }
+  }
+  // Which partials changed in place since the last checkpoint: the touched
+  // groups of a merge that kept every group in its place.
+  const bool left_any = closed && closed->num_rows() > 0;
+  if (left_any || (changed && !merged_in_place_)) inc_.partials_in_place = false;
+  if (changed && inc_.partials_in_place) {
+    auto& marks = inc_.partials_changed;
+    marks.resize(static_cast<size_t>(open->num_rows()), 0);
+    const auto touched = open->GetColumnByName("__touched");
+    if (!touched) {
+      inc_.partials_in_place = false;
+    } else {
+      size_t r = 0;
+      for (const auto& chunk : touched->chunks()) {
+        const auto& flags = static_cast<const arrow::BooleanArray&>(*chunk);
+        for (int64_t i = 0; i < flags.length(); ++i, ++r) {
+          if (flags.IsValid(i) && flags.Value(i)) marks[r] = 1;
+        }
+      }
     }
   }
   // The touched flags are this trigger's alone: kept, the groups touched the

@@ -125,6 +125,13 @@ struct IncrementalFlow {
   // (join_index.h; null: every kept row is bound). Rebuilt from `sides` when
   // it describes another table (after a restore).
   std::vector<std::unique_ptr<JoinKeyIndex>> join_index;
+  // Not state: what changed in `partials` since they were last checkpointed,
+  // place by place (engine::checkpoint::PlaceHint), for the checkpoint to
+  // hash only those rows. Valid while every merge since kept the groups in
+  // their places (the C++ merge, no group leaving); the checkpoint resets it.
+  std::shared_ptr<arrow::Table> partials_since;
+  std::vector<uint8_t> partials_changed;  // per row of `partials`
+  bool partials_in_place = false;
 
   // The state tables by name, for persisting.
   std::map<std::string, std::shared_ptr<arrow::Table>*> Tables() {

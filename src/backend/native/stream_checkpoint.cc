@@ -385,12 +385,32 @@ arrow::Status StreamCheckpoint::Commit(RunContext& ctx, std::vector<DatasetStrea
       if (f.incremental) {
         Json tables = Json::object();
         auto& images = images_[f.flow->name];
-        for (const auto& [name, table] : f.incremental->Tables()) {
+        IncrementalFlow& inc = *f.incremental;
+        for (const auto& [name, table] : inc.Tables()) {
           if (!*table) continue;
           const std::string file = "s" + std::to_string(flows.size()) + "-" + name;
+          // The partials' change place by place, when the merges kept it.
+          engine::checkpoint::PlaceHint hint;
+          const bool hinted = table == &inc.partials && inc.partials_in_place &&
+                              inc.partials_since;
+          if (hinted) {
+            hint.since = inc.partials_since;
+            const int64_t rows = inc.partials_since->num_rows();
+            for (int64_t i = 0; i < rows && i < static_cast<int64_t>(
+                                                    inc.partials_changed.size());
+                 ++i) {
+              if (inc.partials_changed[static_cast<size_t>(i)]) hint.changed.push_back(i);
+            }
+          }
           ARROW_ASSIGN_OR_RAISE(tables[name],
                                 images[name].Checkpoint(store_, m.epoch, file, *table,
-                                                        settings_.image, &m.files, &written));
+                                                        settings_.image, &m.files, &written,
+                                                        hinted ? &hint : nullptr));
+          if (table == &inc.partials) {
+            inc.partials_since = inc.partials;
+            inc.partials_changed.assign(static_cast<size_t>(inc.partials->num_rows()), 0);
+            inc.partials_in_place = true;
+          }
         }
         state["tables"] = tables;
         state_rows += f.incremental->StateRows();

@@ -169,6 +169,36 @@ void TableImage::Remember(const std::shared_ptr<arrow::Table>& table) {
   }
 }
 
+arrow::Status TableImage::HintedChange(const std::shared_ptr<arrow::Table>& table,
+                                       const PlaceHint& hint,
+                                       std::vector<int64_t>* added,
+                                       std::vector<RowHash>* removed) {
+  const int64_t old_rows = static_cast<int64_t>(hashes_.size());
+  std::vector<int64_t> places;
+  for (int64_t i : hint.changed) {
+    if (i < 0 || i >= old_rows || (!places.empty() && i <= places.back())) {
+      return arrow::Status::Invalid("a change hint outside the table's rows or out of order");
+    }
+    places.push_back(i);
+  }
+  for (int64_t i = old_rows; i < table->num_rows(); ++i) places.push_back(i);
+  if (places.empty()) return arrow::Status::OK();
+  ARROW_ASSIGN_OR_RAISE(auto rows, TakeRows(table, places));
+  ARROW_ASSIGN_OR_RAISE(auto hashes, HashRows(*rows));
+  for (size_t k = 0; k < places.size(); ++k) {
+    const int64_t i = places[k];
+    if (i >= old_rows) {
+      added->push_back(i);
+      hashes_.push_back(hashes[k]);
+    } else if (hashes[k] != hashes_[static_cast<size_t>(i)]) {
+      added->push_back(i);
+      removed->push_back(hashes_[static_cast<size_t>(i)]);
+      hashes_[static_cast<size_t>(i)] = hashes[k];
+    }
+  }
+  return arrow::Status::OK();
+}
+
 arrow::Status TableImage::MergeHashes(const arrow::Table& rows) {
   ARROW_ASSIGN_OR_RAISE(auto hashes, HashRows(rows));
   hashes_.insert(hashes_.end(), hashes.begin(), hashes.end());
@@ -226,7 +256,8 @@ arrow::Result<Json> TableImage::Checkpoint(EpochStore& store, int64_t epoch,
                                            const std::string& name,
                                            const std::shared_ptr<arrow::Table>& table,
                                            const ImageOptions& options,
-                                           std::vector<EpochFile>* files, ImageWrite* stats) {
+                                           std::vector<EpochFile>* files, ImageWrite* stats,
+                                           const PlaceHint* hint) {
   if (!table) {
     Reset();
     return Json();
@@ -270,14 +301,28 @@ arrow::Result<Json> TableImage::Checkpoint(EpochStore& store, int64_t epoch,
   }
   std::vector<RowHash> hashes;
   const auto hash_start = std::chrono::steady_clock::now();
-  if (hashable) {
-    ARROW_ASSIGN_OR_RAISE(hashes, HashRows(*table));
-  }
-  bool base = !hashable || !hashed_ || ref_.is_null() || !schema_ ||
-              !schema_->Equals(*table->schema()) || deltas_ >= options.max_deltas;
+  // The writer's hint, when it is about the table last checkpointed: only
+  // the rows it names are hashed (hashes_ then describe `table`).
+  const bool hinted = hint && options.incremental && options.positional && hashed_ &&
+                      !ref_.is_null() && schema_ && schema_->Equals(*table->schema()) &&
+                      hint->since && hint->since == last_.lock() &&
+                      static_cast<int64_t>(hashes_.size()) == hint->since->num_rows() &&
+                      table->num_rows() >= hint->since->num_rows() &&
+                      RowsHashable(*table->schema());
   std::vector<int64_t> added;
   std::vector<RowHash> removed;
-  if (!base) {
+  if (hinted) {
+    ARROW_RETURN_NOT_OK(HintedChange(table, *hint, &added, &removed));
+  } else if (hashable) {
+    ARROW_ASSIGN_OR_RAISE(hashes, HashRows(*table));
+  }
+  bool base = (!hinted && (!hashable || !hashed_)) || ref_.is_null() || !schema_ ||
+              !schema_->Equals(*table->schema()) || deltas_ >= options.max_deltas;
+  if (!base && hinted) {
+    const int64_t change = static_cast<int64_t>(added.size() + removed.size());
+    base = static_cast<double>(delta_rows_ + change) >
+           options.compact_ratio * static_cast<double>(std::max<int64_t>(base_rows_, 1024));
+  } else if (!base) {
     const double budget =
         options.compact_ratio * static_cast<double>(std::max<int64_t>(base_rows_, 1024)) -
         static_cast<double>(delta_rows_);
@@ -336,8 +381,10 @@ arrow::Result<Json> TableImage::Checkpoint(EpochStore& store, int64_t epoch,
     }
   }
   ref_["rows"] = table->num_rows();
-  hashed_ = hashable;
-  hashes_ = hashable ? std::move(hashes) : std::vector<RowHash>();
+  if (!hinted) {
+    hashed_ = hashable;
+    hashes_ = hashable ? std::move(hashes) : std::vector<RowHash>();
+  }
   Remember(table);
   files->insert(files->end(), files_.begin(), files_.end());
   return ref_;

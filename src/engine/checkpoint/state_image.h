@@ -46,6 +46,16 @@ struct ImageOptions {
   bool back_off_by_time = true;
 };
 
+// What the writer of a state table knows of its change: `since` is the table
+// of the last checkpoint, and the new table's first since->num_rows() rows
+// are since's rows in their places except those at `changed` (ascending);
+// its rows after them are new. (An aggregate's merged groups: changed in
+// place, new ones after.) A checkpoint given it hashes only those rows.
+struct PlaceHint {
+  std::shared_ptr<arrow::Table> since;
+  std::vector<int64_t> changed;
+};
+
 // What a checkpoint wrote, for run events and benchmarks.
 struct ImageWrite {
   int bases = 0;  // tables written as full images
@@ -58,11 +68,15 @@ class TableImage {
   // Writes what epoch `epoch` needs for `table` (null: no table) under
   // file names starting with `name`, appends every file the image needs (old
   // and new) to `files`, and returns the reference for the manifest body.
+  // `hint` (may be null) is used when its `since` is the table this image
+  // last checkpointed and `options.positional` is on; the caller vouches for
+  // it (a wrong hint writes a wrong image).
   arrow::Result<nlohmann::json> Checkpoint(EpochStore& store, int64_t epoch,
                                            const std::string& name,
                                            const std::shared_ptr<arrow::Table>& table,
                                            const ImageOptions& options,
-                                           std::vector<EpochFile>* files, ImageWrite* stats);
+                                           std::vector<EpochFile>* files, ImageWrite* stats,
+                                           const PlaceHint* hint = nullptr);
   // Reads the table `ref` (from manifest `m`) describes, checking every file,
   // and becomes its image. A null ref is no table (returns null).
   arrow::Result<std::shared_ptr<arrow::Table>> Restore(const EpochStore& store,
@@ -80,6 +94,10 @@ class TableImage {
   // Adds the hashes of `rows` (appended to the image's rows) to `hashes_`:
   // an append costs its own rows, not the image's.
   arrow::Status MergeHashes(const arrow::Table& rows);
+  // The change `hint` describes, rows hashed at its places only; `hashes_`
+  // then describe `table`.
+  arrow::Status HintedChange(const std::shared_ptr<arrow::Table>& table, const PlaceHint& hint,
+                             std::vector<int64_t>* added, std::vector<RowHash>* removed);
   // Writes `rows` as the added rows of a new delta of epoch `epoch`.
   arrow::Status WriteAdded(EpochStore& store, int64_t epoch, const std::string& name,
                            const std::shared_ptr<arrow::Table>& rows, nlohmann::json* delta,
