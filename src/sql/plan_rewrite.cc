@@ -10,6 +10,23 @@ namespace thund::sql {
 
 using namespace plan_json;  // NOLINT: the parse-tree helpers of this module
 
+namespace {
+
+// `stmt` (one statement of a parse tree) rendered back to DuckDB SQL;
+// `what` names the query in the error.
+arrow::Result<std::string> RenderStatement(const Json& stmt, const char* what) {
+  Json doc;
+  doc["error"] = false;
+  doc["statements"] = Json::array({stmt});
+  ARROW_ASSIGN_OR_RAISE(auto rendered, internal::RenderSqlJson({JsonText(doc)}));
+  if (rendered.empty() || !rendered[0].ok()) {
+    return arrow::Status::UnknownError(what, " does not render");
+  }
+  return *rendered[0];
+}
+
+}  // namespace
+
 arrow::Result<std::string> AddWindowEndColumn(std::string_view duck_sql, const std::string& name) {
   ARROW_ASSIGN_OR_RAISE(Json statements, internal::ParseSqlToJson(duck_sql));
   if (statements.size() != 1 || !Field(statements[0], "node")) {
@@ -50,14 +67,7 @@ arrow::Result<std::string> AddWindowEndColumn(std::string_view duck_sql, const s
   Json item = parsed[0]["node"]["select_list"][0];
   if (key) ReplaceColumn(&item, "__thund_window_key", Unaliased(*key));
   node["select_list"].push_back(item);
-  Json doc;
-  doc["error"] = false;
-  doc["statements"] = Json::array({stmt});
-  ARROW_ASSIGN_OR_RAISE(auto rendered, internal::RenderSqlJson({JsonText(doc)}));
-  if (rendered.empty() || !rendered[0].ok()) {
-    return arrow::Status::UnknownError("the query with its window end does not render");
-  }
-  return *rendered[0];
+  return RenderStatement(stmt, "the query with its window end");
 }
 
 namespace {
@@ -135,15 +145,7 @@ arrow::Result<std::string> ReplaceDerivedTables(
   if (replaced != tables.size()) {
     return arrow::Status::NotImplemented("a derived table to replace is not in the query's FROM");
   }
-  Json doc;
-  doc["error"] = false;
-  doc["statements"] = Json::array({stmt});
-  ARROW_ASSIGN_OR_RAISE(auto out, internal::RenderSqlJson({JsonText(doc)}));
-  if (out.empty() || !out[0].ok()) {
-    return arrow::Status::UnknownError(
-        "the query with its derived tables replaced does not render");
-  }
-  return *out[0];
+  return RenderStatement(stmt, "the query with its derived tables replaced");
 }
 
 namespace {
@@ -202,14 +204,7 @@ arrow::Result<std::string> ReplaceCteReferences(std::string_view duck_sql, const
       (*r)["column_name_alias"] = aliases;
     }
   }
-  Json doc;
-  doc["error"] = false;
-  doc["statements"] = Json::array({stmt});
-  ARROW_ASSIGN_OR_RAISE(auto out, internal::RenderSqlJson({JsonText(doc)}));
-  if (out.empty() || !out[0].ok()) {
-    return arrow::Status::UnknownError("the query with its CTE replaced does not render");
-  }
-  return *out[0];
+  return RenderStatement(stmt, "the query with its CTE replaced");
 }
 
 }  // namespace thund::sql

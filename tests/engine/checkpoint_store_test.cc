@@ -81,16 +81,17 @@ class CheckpointStoreTest : public ::testing::Test {
 
 // Checkpoints `table` as epoch `epoch` of `store` through `image`, commits
 // it, and restores it from what is on disk, as recovery does; adds the bytes
-// the checkpoint wrote to `*bytes`.
+// the checkpoint wrote to `*bytes`. `hint` (may be null) goes to the image.
 arrow::Result<std::shared_ptr<arrow::Table>> CheckpointAndRestore(
     EpochStore& store, TableImage& image, const ImageOptions& options, int64_t epoch,
-    const std::shared_ptr<arrow::Table>& table, int64_t* bytes) {
+    const std::shared_ptr<arrow::Table>& table, int64_t* bytes,
+    const PlaceHint* hint = nullptr) {
   EpochManifest m;
   m.epoch = epoch;
   ARROW_RETURN_NOT_OK(store.Begin(epoch));
   ImageWrite w;
   ARROW_ASSIGN_OR_RAISE(auto ref, image.Checkpoint(store, epoch, "t", table, options, &m.files,
-                                                   &w));
+                                                   &w, hint));
   *bytes += w.bytes_written;
   m.body["t"] = ref;
   ARROW_RETURN_NOT_OK(store.Commit(&m));
@@ -206,21 +207,9 @@ TEST_F(CheckpointStoreTest, AHintOfThePlacesChangedRestoresAsWithoutIt) {
       }
       for (auto* s : {&hinted_store, &plain_store}) {
         const bool with = s == &hinted_store;
-        EpochManifest m;
-        m.epoch = epoch;
-        ASSERT_TRUE(s->Begin(epoch).ok());
-        ImageWrite w;
-        auto ref = (with ? hinted : plain)
-                       .Checkpoint(*s, epoch, "t", table, options, &m.files, &w,
-                                   with && give ? &hint : nullptr);
-        ASSERT_TRUE(ref.ok()) << ref.status().ToString();
-        (with ? hinted_bytes : plain_bytes) += w.bytes_written;
-        m.body["t"] = *ref;
-        ASSERT_TRUE(s->Commit(&m).ok());
-        auto read = s->ReadManifest(epoch);
-        ASSERT_TRUE(read.ok()) << read.status().ToString();
-        TableImage fresh;
-        auto restored = fresh.Restore(*s, *read, read->body.at("t"));
+        auto restored = CheckpointAndRestore(*s, with ? hinted : plain, options, epoch, table,
+                                             with ? &hinted_bytes : &plain_bytes,
+                                             with && give ? &hint : nullptr);
         ASSERT_TRUE(restored.ok()) << restored.status().ToString();
         ASSERT_TRUE(TablesEqualUnordered(*table, **restored, /*check_types=*/true))
             << "epoch " << epoch << (with ? " hinted" : " plain");
